@@ -1,0 +1,18 @@
+"""Storage: the Parquet warehouse, the blob store and the quarantine."""
+
+from pipeline.store.blobs import BlobStore, sha256_bytes
+from pipeline.store.quarantine import INTAKE_SCHEMA, QUARANTINE_SCHEMA, Intake
+from pipeline.store.warehouse import SchemaError, Warehouse, check_schema, run_sql, sql_text
+
+__all__ = [
+    "BlobStore",
+    "INTAKE_SCHEMA",
+    "Intake",
+    "QUARANTINE_SCHEMA",
+    "SchemaError",
+    "Warehouse",
+    "check_schema",
+    "run_sql",
+    "sql_text",
+    "sha256_bytes",
+]

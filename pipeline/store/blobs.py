@@ -1,0 +1,51 @@
+"""Content-addressed blob store: ``<root>/sha256/ab/cd/<sha256>``.
+
+Tables hold the hash, never the bytes. The root is an fsspec URL so the same code
+writes to a local folder today and to object storage later.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import fsspec
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class BlobStore:
+    """Put and get raw bytes by their sha256."""
+
+    def __init__(self, url: str):
+        self.url = url.rstrip("/")
+        self.fs, self.root = fsspec.core.url_to_fs(self.url)
+
+    def key(self, sha: str) -> str:
+        return f"{self.root}/sha256/{sha[:2]}/{sha[2:4]}/{sha}"
+
+    def exists(self, sha: str) -> bool:
+        return self.fs.exists(self.key(sha))
+
+    def put(self, data: bytes) -> str:
+        """Store bytes (idempotent) and return their sha256."""
+        sha = sha256_bytes(data)
+        path = self.key(sha)
+        if not self.fs.exists(path):
+            self.fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+            tmp = f"{path}.tmp"
+            with self.fs.open(tmp, "wb") as fh:
+                fh.write(data)
+            self.fs.mv(tmp, path)
+        return sha
+
+    def get(self, sha: str) -> bytes:
+        with self.fs.open(self.key(sha), "rb") as fh:
+            return fh.read()
+
+    def local_path(self, sha: str) -> str:
+        """A path a subprocess can open (local stores only)."""
+        if self.fs.protocol not in ("file", ("file", "local")) and "file" not in self.fs.protocol:
+            raise ValueError(f"blob store {self.url} is not local; fetch bytes with get()")
+        return self.key(sha)

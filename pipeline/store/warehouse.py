@@ -1,0 +1,130 @@
+"""The warehouse: one folder of Parquet files per asset, DuckDB views over them.
+
+``data/warehouse/<asset>/<part>.parquet``. An unpartitioned asset writes the part
+``all``; a stage that works per volume may write one part per volume so that a new
+volume adds a file instead of rewriting the others. Writes are atomic (temp file +
+rename) and each asset folder has a single writer, so no DuckDB file is ever shared
+between concurrent steps: SQL runs in an in-memory DuckDB that reads the Parquet.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from pipeline.config import SQL_DIR, DataPaths, data_paths
+
+
+class SchemaError(ValueError):
+    """A Parquet file does not carry the columns its stage declares."""
+
+
+def check_schema(df: pl.DataFrame, schema: Mapping[str, pl.DataType], where: str) -> pl.DataFrame:
+    """Check that ``df`` has every declared column with a compatible type; order them."""
+    missing = [c for c in schema if c not in df.columns]
+    if missing:
+        raise SchemaError(f"{where}: missing columns {missing}")
+    wrong = [
+        f"{c}: {df.schema[c]} != {t}"
+        for c, t in schema.items()
+        if df.schema[c] != t and df.schema[c] != pl.Null and len(df)
+    ]
+    if wrong:
+        raise SchemaError(f"{where}: wrong column types {wrong}")
+    return df.select([pl.col(c).cast(t) for c, t in schema.items()])
+
+
+class Warehouse:
+    """Read and write asset tables under ``<data root>/warehouse``."""
+
+    def __init__(self, paths: DataPaths | None = None):
+        self.paths = paths or data_paths()
+        self.root = self.paths.warehouse
+
+    def folder(self, asset: str) -> Path:
+        return self.root / asset
+
+    def write(
+        self,
+        asset: str,
+        df: pl.DataFrame,
+        part: str = "all",
+        schema: Mapping[str, pl.DataType] | None = None,
+    ) -> Path:
+        """Write one part of an asset atomically and return its path."""
+        if schema is not None:
+            df = check_schema(df, schema, f"{asset}/{part}")
+        folder = self.folder(asset)
+        folder.mkdir(parents=True, exist_ok=True)
+        safe = re.sub(r"[^A-Za-z0-9_.=-]", "_", part)
+        path = folder / f"{safe}.parquet"
+        tmp = folder / f".{safe}.parquet.tmp"
+        df.write_parquet(tmp, compression="zstd", statistics=True)
+        os.replace(tmp, path)
+        return path
+
+    def replace(
+        self, asset: str, df: pl.DataFrame, schema: Mapping[str, pl.DataType] | None = None
+    ) -> Path:
+        """Write the asset as a single part ``all`` and drop any other parts."""
+        path = self.write(asset, df, "all", schema)
+        for other in self.folder(asset).glob("*.parquet"):
+            if other != path:
+                other.unlink()
+        return path
+
+    def parts(self, asset: str) -> list[Path]:
+        return sorted(self.folder(asset).glob("*.parquet"))
+
+    def exists(self, asset: str) -> bool:
+        return bool(self.parts(asset))
+
+    def read(self, asset: str, schema: Mapping[str, pl.DataType] | None = None) -> pl.DataFrame:
+        """Read every part of an asset (empty frame with ``schema`` when there is none)."""
+        parts = self.parts(asset)
+        if not parts:
+            if schema is None:
+                raise FileNotFoundError(f"asset {asset!r} has no Parquet under {self.folder(asset)}")
+            return pl.DataFrame(schema=dict(schema))
+        df = pl.concat([pl.read_parquet(p) for p in parts], how="diagonal_relaxed")
+        return check_schema(df, schema, asset) if schema is not None else df
+
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """An in-memory DuckDB with one view per asset folder."""
+        con = duckdb.connect()
+        if self.root.exists():
+            for folder in sorted(p for p in self.root.iterdir() if p.is_dir()):
+                if any(folder.glob("*.parquet")):
+                    glob = str(folder / "*.parquet").replace("'", "''")
+                    con.execute(
+                        f"CREATE VIEW {folder.name} AS SELECT * FROM "
+                        f"read_parquet('{glob}', union_by_name = true)"
+                    )
+        return con
+
+
+def sql_text(name: str) -> str:
+    """The text of ``sql/<name>.sql``."""
+    path = SQL_DIR / f"{name}.sql"
+    if not path.exists():
+        raise FileNotFoundError(f"no SQL file {path}")
+    return path.read_text()
+
+
+def run_sql(
+    con: duckdb.DuckDBPyConnection, name: str, params: Mapping[str, object] | None = None
+) -> pl.DataFrame:
+    """Run ``sql/<name>.sql`` (statements separated by ``;``); return the last result."""
+    statements = [s.strip() for s in sql_text(name).split(";\n") if s.strip()]
+    result = None
+    for stmt in statements:
+        used = {k: v for k, v in (params or {}).items() if f"${k}" in stmt}
+        result = con.execute(stmt, used) if used else con.execute(stmt)
+    if result is None:
+        raise ValueError(f"sql/{name}.sql has no statement")
+    return result.pl()

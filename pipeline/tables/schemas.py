@@ -1,0 +1,47 @@
+"""Parquet contracts of the table assets: ``tables`` and ``table_cells``."""
+
+from __future__ import annotations
+
+import polars as pl
+
+TABLES_SCHEMA = {
+    "table_id": pl.String,  # f"{doc_id}:{page_no}:{table_no}"
+    "doc_id": pl.String,
+    "page_no": pl.Int32,
+    "table_no": pl.Int32,  # 0-based, top to bottom on the page
+    "title": pl.String,
+    "unit": pl.String,  # the unit line as printed, e.g. "In millions of dollars"; "" if none
+    "unit_multiplier": pl.Int64,  # 1, 1_000, 1_000_000, 1_000_000_000
+    "n_rows": pl.Int32,  # body rows
+    "n_cols": pl.Int32,  # value columns (the label column is not counted)
+    "col_labels": pl.List(pl.String),  # header path per value column, levels joined by " / "
+    "x0": pl.Float64,
+    "y0": pl.Float64,
+    "x1": pl.Float64,
+    "y1": pl.Float64,
+    "quality": pl.String,  # the page's quality tag
+}
+
+TABLE_CELLS_SCHEMA = {
+    "table_id": pl.String,
+    "doc_id": pl.String,
+    "page_no": pl.Int32,
+    "table_no": pl.Int32,
+    "row_idx": pl.Int32,  # 0-based over body rows
+    "col_idx": pl.Int32,  # 0-based over value columns
+    "row_label": pl.String,  # the row's label text (indentation dropped)
+    "col_label": pl.String,  # header path, levels joined by " / "
+    "text": pl.String,  # the cell as read
+    "is_number": pl.Boolean,
+    "value": pl.Float64,  # parsed number (dash = 0); null when not a number
+    "value_str": pl.String,  # exact decimal text of the value, e.g. "-1234.5"; null when not a number
+    "negative": pl.Boolean,
+    "is_dash": pl.Boolean,
+    "footnote": pl.String,  # footnote marks glued to the number, e.g. "1/" or "*"; "" if none
+    "revised": pl.Boolean,  # an "r" revised mark
+    "conf": pl.Float64,  # min OCR confidence of the cell's words
+    "x0": pl.Float64,
+    "y0": pl.Float64,
+    "x1": pl.Float64,
+    "y1": pl.Float64,
+}
