@@ -1,0 +1,332 @@
+"""Run untrusted oracle programs: static check, then a sandboxed child process each.
+
+``run_oracles`` checks every source against the AST allow-list (:mod:`oracles._static`),
+then hands the ones that pass to a pool of long-lived worker processes
+(:mod:`oracles._worker`). Each worker reads the warehouse once and forks a fresh
+child per oracle; the child isolates itself (:mod:`oracles._child`: no network, no
+files, no new processes, CPU and memory limits, restricted builtins) and the worker
+enforces the wall clock. A worker that dies or hangs is replaced and only the oracle
+it was running is lost, reported as ``killed``: hostile code never stops the run.
+
+Statuses: ``ok`` (the oracle emitted its answer), ``rejected`` (static rule broken,
+never run), ``error`` (it raised, e.g. ``UnconfirmedCell`` or ``IdentityFailed``, or
+printed more than its one line), ``timeout`` (CPU or wall clock), ``memory``,
+``killed`` (a signal, or its worker died).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from oracles._static import ALLOWED_MODULES, FORBIDDEN_NAMES, Violation, check_source
+
+__all__ = [
+    "ALLOWED_MODULES",
+    "FORBIDDEN_NAMES",
+    "OracleResult",
+    "SandboxError",
+    "Violation",
+    "check_source",
+    "run_oracle",
+    "run_oracles",
+]
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# Time a worker may take beyond an oracle's own wall clock before it counts as hung.
+WORKER_GRACE_S = 10.0
+STARTUP_TIMEOUT_S = 120.0
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself cannot run (e.g. workers keep failing to start)."""
+
+
+@dataclass
+class OracleResult:
+    """The outcome of one oracle run."""
+
+    task_id: str
+    status: str  # ok | rejected | error | timeout | memory | killed
+    output: dict | None = None  # the parsed JSON line: answer, interval, unit, reads, checks
+    rule: str = ""  # the static rule, exception type or limit that stopped it
+    line: int | None = None  # line of the first static violation
+    error: str = ""
+    stderr: str = ""  # tail of what the child wrote to stdout/stderr (tracebacks)
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    violations: list[Violation] = field(default_factory=list)
+    isolation: dict = field(default_factory=dict)  # network / files / user actually applied
+    log: dict = field(default_factory=dict)  # reads and checks made before a failure
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def answer(self) -> str | None:
+        return self.output["answer"] if self.output else None
+
+    @property
+    def interval(self) -> tuple[str, str] | None:
+        return tuple(self.output["interval"]) if self.output else None  # type: ignore[return-value]
+
+
+def _rejected(task_id: str, violations: list[Violation]) -> OracleResult:
+    first = violations[0]
+    return OracleResult(
+        task_id,
+        "rejected",
+        rule=first.rule,
+        line=first.line,
+        error="; ".join(str(v) for v in violations),
+        violations=violations,
+    )
+
+
+def _from_worker(message: dict) -> OracleResult:
+    return OracleResult(
+        task_id=message["task_id"],
+        status=message.get("status", "error"),
+        output=message.get("output"),
+        rule=message.get("rule", ""),
+        error=message.get("error", ""),
+        stderr=message.get("stderr", ""),
+        seconds=message.get("seconds", 0.0),
+        cpu_seconds=message.get("cpu_seconds", 0.0),
+        isolation=message.get("isolation", {}),
+        log=message.get("log", {}),
+    )
+
+
+class _Worker:
+    """One worker process and the task it is running."""
+
+    def __init__(self, env: dict[str, str], log: IO[bytes]):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "oracles._worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=env,
+            cwd=REPO_ROOT,
+        )
+        self.ready = False
+        self.started = time.monotonic()
+        self.task: str | None = None
+        self.task_started = 0.0
+
+    def send(self, request: dict) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps(request) + "\n").encode())
+        self.proc.stdin.flush()
+        self.task = request["task_id"]
+        self.task_started = time.monotonic()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream:
+                stream.close()
+
+
+class _Pool:
+    def __init__(self, warehouse: Path, workers: int):
+        self.env = dict(os.environ)
+        self.env.update(
+            LEDGERFORGE_WAREHOUSE=str(Path(warehouse).resolve()),
+            PYTHONPATH=os.pathsep.join(
+                p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p
+            ),
+            # The worker forks: keep library thread pools from starting at all.
+            OMP_THREAD_LIMIT="1",
+            OMP_NUM_THREADS="1",
+            POLARS_MAX_THREADS="1",
+        )
+        self.log = tempfile.TemporaryFile()
+        self.sel = selectors.DefaultSelector()
+        self.failed_starts = 0
+        self.workers = [self._start() for _ in range(workers)]
+
+    def _start(self) -> _Worker:
+        worker = _Worker(self.env, self.log)
+        assert worker.proc.stdout is not None
+        self.sel.register(worker.proc.stdout, selectors.EVENT_READ, worker)
+        return worker
+
+    def _log_tail(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")[-2000:]
+
+    def replace(self, worker: _Worker) -> None:
+        assert worker.proc.stdout is not None
+        self.sel.unregister(worker.proc.stdout)
+        worker.stop()
+        self.workers.remove(worker)
+        if not worker.ready:
+            self.failed_starts += 1
+            if self.failed_starts >= 3:
+                raise SandboxError(f"oracle workers fail to start: {self._log_tail()}")
+        self.workers.append(self._start())
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.stop()
+        self.sel.close()
+        self.log.close()
+
+
+def run_oracles(
+    oracles: Mapping[str, str],
+    warehouse: Path,
+    workers: int | None = None,
+    timeout_s: float = 10,
+    cpu_s: float = 5,
+    memory_mb: int = 1024,
+    progress: bool = True,
+    *,
+    python_guards: bool = True,
+) -> dict[str, OracleResult]:
+    """Run every oracle (task_id -> source) against the read-only warehouse folder.
+
+    Sources that break a static rule come back ``rejected`` without running. The
+    rest run in ``workers`` long-lived processes (default: CPU count, at most one
+    per oracle), each oracle in its own forked child limited to ``cpu_s`` seconds
+    of CPU, ``memory_mb`` MiB of address space beyond the warm worker's and
+    ``timeout_s`` seconds of wall clock. ``python_guards=False`` drops the
+    restricted builtins and import facades (never for real oracles: it exists so
+    tests can show the operating-system layer holds on its own).
+    """
+    results: dict[str, OracleResult] = {}
+    pending: deque[tuple[str, str]] = deque()
+    for task_id, source in oracles.items():
+        violations = check_source(source) if python_guards else []
+        if violations:
+            results[task_id] = _rejected(task_id, violations)
+        else:
+            pending.append((task_id, source))
+    if not pending:
+        return results
+    limits = {"timeout_s": timeout_s, "cpu_s": cpu_s, "memory_mb": memory_mb}
+    count = max(1, min(workers or os.cpu_count() or 1, len(pending)))
+    with _progress(progress, len(oracles), len(results)) as advance:
+        pool = _Pool(warehouse, count)
+        try:
+            _dispatch(pool, pending, limits, python_guards, results, advance)
+        finally:
+            pool.close()
+    return {task_id: results[task_id] for task_id in oracles}
+
+
+def _dispatch(
+    pool: _Pool,
+    pending: deque[tuple[str, str]],
+    limits: dict,
+    guards: bool,
+    results: dict[str, OracleResult],
+    advance,
+) -> None:
+    sources = dict(pending)
+
+    def lost(worker: _Worker, why: str) -> None:
+        if worker.task is not None:
+            results[worker.task] = OracleResult(worker.task, "killed", rule="worker", error=why)
+            advance()
+            worker.task = None
+        pool.replace(worker)
+
+    def feed(worker: _Worker) -> None:
+        if worker.ready and worker.task is None and pending:
+            task_id, source = pending.popleft()
+            try:
+                worker.send({"task_id": task_id, "source": source, "guards": guards, **limits})
+            except OSError:
+                lost(worker, f"worker {worker.proc.pid} closed its input")
+
+    while pending or any(w.task is not None for w in pool.workers):
+        for worker in list(pool.workers):
+            feed(worker)
+        for key, _ in pool.sel.select(timeout=0.5):
+            worker = key.data
+            line = worker.proc.stdout.readline()
+            if not line:
+                lost(worker, f"worker {worker.proc.pid} died (exit {worker.proc.poll()})")
+                continue
+            message = json.loads(line)
+            if message.get("ready"):
+                worker.ready = True
+                pool.failed_starts = 0
+            elif message.get("task_id") == worker.task:
+                results[worker.task] = _from_worker(message)
+                worker.task = None
+                advance()
+        now = time.monotonic()
+        for worker in list(pool.workers):
+            hung = worker.task is not None and now - worker.task_started > (
+                limits["timeout_s"] + WORKER_GRACE_S
+            )
+            slow_start = not worker.ready and now - worker.started > STARTUP_TIMEOUT_S
+            if hung or slow_start:
+                lost(worker, f"worker {worker.proc.pid} stopped answering")
+    missing = set(sources) - set(results)
+    if missing:  # cannot happen unless the loop above is wrong; never drop silently
+        raise SandboxError(f"oracles without a result: {sorted(missing)[:5]}")
+
+
+class _progress:
+    """A rich progress bar on stderr, or nothing."""
+
+    def __init__(self, enabled: bool, total: int, done: int):
+        self.enabled, self.total, self.done = enabled, total, done
+        self.bar = None
+
+    def __enter__(self):
+        if not self.enabled:
+            return lambda: None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        self.bar = Progress(console=Console(stderr=True), transient=True)
+        self.bar.start()
+        task = self.bar.add_task("oracles", total=self.total, completed=self.done)
+        return lambda: self.bar.advance(task)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def run_oracle(
+    source: str,
+    warehouse: Path,
+    timeout_s: float = 10,
+    cpu_s: float = 5,
+    memory_mb: int = 1024,
+    *,
+    task_id: str = "oracle",
+    python_guards: bool = True,
+) -> OracleResult:
+    """Run one oracle source in the sandbox (starts one worker; use ``run_oracles``
+    for many)."""
+    return run_oracles(
+        {task_id: source},
+        warehouse,
+        workers=1,
+        timeout_s=timeout_s,
+        cpu_s=cpu_s,
+        memory_mb=memory_mb,
+        progress=False,
+        python_guards=python_guards,
+    )[task_id]
