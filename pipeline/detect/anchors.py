@@ -1,0 +1,620 @@
+"""Total-anchored cells: the ``identities`` and ``anchored_cells`` stage.
+
+A printed statement table checks itself: a "Total" row equals the sum of the rows
+above it, a "Total" column the sum of the columns to its left, a subtotal the sum of
+its indented members. This stage finds those identities, checks them, and catalogues
+every cell they fix:
+
+1. **Spans.** A *span* is a total line (row or column) and the contiguous run of
+   lines it adds up. Spans are found by arithmetic with prefix sums (a run sums to
+   the total when ``Q(t) - v(t) == Q(start)``; ``sql/anchors_runs.sql``), voted over
+   the crossing positions so that a misread cell cannot hide a span. Lines labelled
+   like totals ("Total ...", "Grand total", "Subtotal", "Net ...") are accepted on
+   weaker evidence; unlabelled lines must add up in most positions. The search runs
+   in rounds: lines already known to be totals are left out of the sums, so a parent
+   total adds its leaves once and nested subtotals are found level by level.
+2. **Identities.** Each span gives one identity per crossing position; the members
+   are the run's lines minus those inside a nested span (``sql/anchors_members.sql``).
+3. **Tolerance.** Numbers are compared in exact integer units of the printed last
+   place. A table whose totals were added from the printed figures closes exactly;
+   one whose totals were rounded separately may miss by up to
+   ``n_members * half a unit of the last printed place``. A table counts as exact
+   when at least half of its identities close exactly (smoothed towards its
+   document's share, weight ``DOC_PRIOR_WEIGHT``, so that one-identity tables follow
+   their volume); exact tables get tolerance 0, the others the rounding tolerance.
+   So a one-unit OCR slip (8->9, 5->6 in the last place) is caught in exact tables
+   and cannot be caught in rounded ones.
+4. **Breaking cells.** For a failing identity, a *candidate* is a cell whose single
+   correction makes every identity it is in hold (the allowed corrections of its
+   identities intersect). Among an identity's candidates the one that sits in the
+   most failing identities is the breaking cell (a cell that also fails in the
+   cross-direction identity, or a subtotal failing both as total and as member) when
+   it is unique. If no cell is unique that way, the identity is still pinned when
+   exactly one candidate has exactly one OCR digit-confusion reading that fixes it.
+   Otherwise no cell of that identity is anchored by it.
+5. **Repairs.** A breaking cell whose only fixing reading differs from the printed
+   one by one confusable digit (``CONFUSABLE_DIGITS``) is repaired; otherwise it is
+   *contradicted*: the printed number disagrees with the total and the value the
+   total implies is recorded.
+6. **Confirmed cells.** Every other cell of an identity that holds (or holds once
+   its breaking cell is corrected) is confirmed.
+
+Known limits: totals that are differences ("Net" = gross - refunds), totals above or
+left of their members, and non-contiguous member sets are not recognised; an
+identity with two wrong cells is left unresolved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import polars as pl
+
+from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA, REPAIRS_SCHEMA
+from pipeline.store.warehouse import check_schema, run_sql
+from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+
+# Row/column labels that announce a total. "Net ..." lines are often sums of a
+# section too; when they are differences they simply fail to add up and get no span.
+TOTAL_LABEL = r"(?i)^[^a-z0-9]*(grand\s+total|sub-?\s*total|totals?|net)\b"
+
+# One-digit OCR confusions, both directions. Kept to the pairs OCR is known to swap
+# on degraded scans; a wider set would "repair" genuine misprints into totals.
+CONFUSABLE_DIGITS: tuple[tuple[str, str], ...] = (
+    ("8", "6"),
+    ("8", "9"),
+    ("3", "8"),
+    ("1", "7"),
+    ("5", "6"),
+    ("0", "8"),
+    ("0", "6"),
+)
+
+# Decimal places carried exactly; more than this is rounded (never seen in statements).
+MAX_DECIMALS = 6
+# Weight of the document's exact-closing share when deciding a table's tolerance.
+DOC_PRIOR_WEIGHT = 2.0
+# Search rounds: each finds one more nesting level of subtotals.
+MAX_ROUNDS = 4
+
+_KEY = ["tkey", "row_idx", "col_idx"]
+_SPAN = ["tkey", "axis", "total_line"]
+
+
+@dataclass(frozen=True)
+class AnchorResult:
+    """The stage output: frames following the schemas in ``pipeline.detect.schemas``."""
+
+    identities: pl.DataFrame
+    anchored_cells: pl.DataFrame
+    repairs: pl.DataFrame
+
+
+def find_anchors(tables: pl.DataFrame, table_cells: pl.DataFrame) -> AnchorResult:
+    """Find the total identities of every table and the cells they anchor.
+
+    ``tables`` and ``table_cells`` follow ``pipeline.tables.schemas``. Returns the
+    identities (each checked, with residual and tolerance), the anchored cells
+    (confirmed, repaired or contradicted, carrying the table's quality and
+    unit_multiplier) and the OCR repairs applied.
+    """
+    tables = check_schema(tables, TABLES_SCHEMA, "tables")
+    cells = check_schema(table_cells, TABLE_CELLS_SCHEMA, "table_cells")
+    tables = tables.with_row_index("tkey").with_columns(pl.col("tkey").cast(pl.Int64))
+    grid, decimals = _grid(tables, cells)
+    con = duckdb.connect()
+    try:
+        lines = _lines(grid, decimals)
+        spans = _find_spans(con, lines)
+        con.register("spans", spans.select("tkey", "axis", "total_line", "start_line"))
+        members = run_sql(con, "anchors_members")
+    finally:
+        con.close()
+    identities, membership = _identities(tables, grid, spans, members, decimals)
+    cell_status, resolved = _pin(grid, identities, membership, decimals)
+    return _assemble(tables, grid, identities, membership, cell_status, resolved, decimals)
+
+
+# ---------------------------------------------------------------- reading numbers
+
+
+def _scaled(value_str: pl.Expr, decimals: int) -> tuple[pl.Expr, pl.Expr]:
+    """Exact integer units (10**-decimals) of a decimal text, and its printed decimals."""
+    text = value_str.str.strip_chars()
+    negative = text.str.starts_with("-")
+    body = text.str.strip_prefix("-")
+    parts = body.str.split(".")
+    whole = parts.list.get(0, null_on_oob=True)
+    frac = parts.list.get(1, null_on_oob=True).fill_null("")
+    units = (whole + frac.str.slice(0, decimals).str.pad_end(decimals, "0")).cast(
+        pl.Int64, strict=False
+    )
+    units = pl.when(negative).then(-units).otherwise(units)
+    return units, frac.str.len_chars().cast(pl.Int32)
+
+
+def _format(units: pl.Expr, dec: pl.Expr, decimals: int) -> pl.Expr:
+    """Decimal text of integer units, with at least ``dec`` places (more if needed)."""
+    scale = 10**decimals
+    mag = units.abs()
+    whole = (mag // scale).cast(pl.String)
+    if decimals == 0:
+        body = whole
+    else:
+        frac_full = (mag % scale).cast(pl.String).str.pad_start(decimals, "0")
+        places = pl.max_horizontal(dec, frac_full.str.strip_chars_end("0").str.len_chars())
+        body = (
+            pl.when(places > 0).then(whole + "." + frac_full.str.slice(0, places)).otherwise(whole)
+        )
+    return pl.when(units < 0).then("-" + body).otherwise(body)
+
+
+def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """Every position of every table with its value in exact integer units."""
+    unknown = cells.join(tables.select("table_id"), on="table_id", how="anti")
+    if len(unknown):
+        raise ValueError(
+            f"table_cells: {len(unknown)} cells belong to no table in `tables` "
+            f"(e.g. {unknown['table_id'][0]!r})"
+        )
+    dupes = cells.group_by("table_id", "row_idx", "col_idx").len().filter(pl.col("len") > 1)
+    if len(dupes):
+        first = dupes.row(0, named=True)
+        raise ValueError(
+            f"table_cells: {len(dupes)} positions hold more than one cell "
+            f"(e.g. table {first['table_id']!r} row {first['row_idx']} col {first['col_idx']})"
+        )
+    numeric = pl.col("is_number").fill_null(False) & pl.col("value_str").is_not_null()
+    frac = pl.col("value_str").str.split(".").list.get(1, null_on_oob=True).str.len_chars()
+    top = cells.filter(numeric).select(frac.max()).item()
+    decimals = min(int(top or 0), MAX_DECIMALS)
+    units, dec = _scaled(pl.col("value_str"), decimals)
+    cells = cells.join(tables.select("table_id", "tkey"), on="table_id").with_columns(
+        v=pl.when(numeric).then(units), dec=pl.when(numeric).then(dec).otherwise(0)
+    )
+    shape = (
+        tables.select("tkey", row_idx=pl.int_ranges(0, pl.col("n_rows").fill_null(0)))
+        .explode("row_idx")
+        .drop_nulls()
+        .join(
+            tables.select("tkey", col_idx=pl.int_ranges(0, pl.col("n_cols").fill_null(0)))
+            .explode("col_idx")
+            .drop_nulls(),
+            on="tkey",
+        )
+        .with_columns(pl.col("row_idx", "col_idx").cast(pl.Int32))
+    )
+    positions = pl.concat([shape, cells.select(_KEY)]).unique()
+    grid = positions.join(cells, on=_KEY, how="left").with_columns(
+        present=pl.col("v").is_not_null(), is_dash=pl.col("is_dash").fill_null(False)
+    )
+    row_total = (
+        grid.group_by("tkey", "row_idx")
+        .agg(pl.col("row_label").drop_nulls().first())
+        .select(
+            "tkey", "row_idx", row_total=pl.col("row_label").fill_null("").str.contains(TOTAL_LABEL)
+        )
+    )
+    # the deepest header level names the column ("Internal revenue / Total" is a total)
+    col_total = (
+        grid.group_by("tkey", "col_idx")
+        .agg(pl.col("col_label").drop_nulls().first())
+        .select(
+            "tkey",
+            "col_idx",
+            col_total=pl.col("col_label")
+            .fill_null("")
+            .str.split(" / ")
+            .list.last()
+            .fill_null("")
+            .str.contains(TOTAL_LABEL),
+        )
+    )
+    grid = grid.join(row_total, on=["tkey", "row_idx"]).join(col_total, on=["tkey", "col_idx"])
+    table_dec = grid.group_by("tkey").agg(table_dec=pl.col("dec").max().fill_null(0))
+    return grid.join(table_dec, on="tkey"), decimals
+
+
+# ---------------------------------------------------------------- spans
+
+
+def _lines(grid: pl.DataFrame, decimals: int) -> pl.DataFrame:
+    """Both axes of every table as lines crossed by positions (input of anchors_runs)."""
+    ulp = (pl.lit(10.0) ** (decimals - pl.col("table_dec").clip(upper_bound=decimals))).alias("ulp")
+    base = grid.select(_KEY + ["v", "present", "row_total", "col_total", "table_dec"])
+    down = base.select(
+        "tkey",
+        axis=pl.lit("down"),
+        line=pl.col("row_idx"),
+        xpos=pl.col("col_idx"),
+        v=pl.col("v"),
+        present=pl.col("present"),
+        label_total=pl.col("row_total"),
+        ulp=ulp,
+    )
+    across = base.select(
+        "tkey",
+        axis=pl.lit("across"),
+        line=pl.col("col_idx"),
+        xpos=pl.col("row_idx"),
+        v=pl.col("v"),
+        present=pl.col("present"),
+        label_total=pl.col("col_total"),
+        ulp=ulp,
+    )
+    return pl.concat([down, across])
+
+
+def _find_spans(con: duckdb.DuckDBPyConnection, lines: pl.DataFrame) -> pl.DataFrame:
+    """Accepted spans (tkey, axis, total_line, start_line, found_by), nested levels included.
+
+    Round 0 leaves labelled total lines out of the sums; later rounds leave out the
+    totals found so far. Only tables whose left-out set changed are searched again.
+    """
+    span_schema = {
+        "tkey": pl.Int64,
+        "axis": pl.String,
+        "total_line": pl.Int32,
+        "start_line": pl.Int32,
+        "found_by": pl.String,
+    }
+    accepted = pl.DataFrame(schema=span_schema)
+    excluded = lines.filter("label_total").select("tkey", "axis", total_line="line").unique()
+    todo = lines.select("tkey").unique()
+    for _ in range(MAX_ROUNDS):
+        batch = (
+            lines.join(todo, on="tkey", how="semi")
+            .join(
+                excluded.with_columns(excluded=pl.lit(True)),
+                left_on=["tkey", "axis", "line"],
+                right_on=["tkey", "axis", "total_line"],
+                how="left",
+            )
+            .with_columns(pl.col("excluded").fill_null(False))
+        )
+        if batch.is_empty():
+            break
+        con.register("lines", batch)
+        found = run_sql(con, "anchors_runs")
+        con.unregister("lines")
+        new = found.select(
+            pl.col("tkey").cast(pl.Int64),
+            "axis",
+            pl.col("total_line").cast(pl.Int32),
+            pl.col("start_line").cast(pl.Int32),
+            "found_by",
+        ).join(accepted, on=_SPAN, how="anti")
+        accepted = pl.concat([accepted, new])
+        known = accepted.select("tkey", "axis", "total_line")
+        # search again where the left-out set is not yet the set of found totals
+        changed = pl.concat(
+            [known.join(excluded, on=_SPAN, how="anti"), excluded.join(known, on=_SPAN, how="anti")]
+        )
+        todo = changed.select("tkey").unique()
+        excluded = known
+    return accepted
+
+
+# ---------------------------------------------------------------- identities
+
+
+def _identities(
+    tables: pl.DataFrame,
+    grid: pl.DataFrame,
+    spans: pl.DataFrame,
+    members: pl.DataFrame,
+    decimals: int,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One identity per span and crossing position, checked; and its cells (long form)."""
+    members = members.select(
+        pl.col("tkey").cast(pl.Int64),
+        "axis",
+        pl.col("total_line").cast(pl.Int32),
+        pl.col("member_line").cast(pl.Int32),
+        "nested",
+    )
+    nested = members.group_by(_SPAN).agg(pl.col("nested").first())
+    crosses = pl.concat(
+        [
+            grid.select("tkey", axis=pl.lit("down"), cross=pl.col("col_idx")),
+            grid.select("tkey", axis=pl.lit("across"), cross=pl.col("row_idx")),
+        ]
+    ).unique()
+    down = pl.col("axis") == "down"
+    ids = (
+        spans.join(nested, on=_SPAN)
+        .join(crosses, on=["tkey", "axis"])
+        .with_columns(
+            row_idx=pl.when(down).then(pl.col("total_line")).otherwise(pl.col("cross")),
+            col_idx=pl.when(down).then(pl.col("cross")).otherwise(pl.col("total_line")),
+            kind=pl.when(pl.col("nested"))
+            .then(pl.lit("subtotal"))
+            .when(down)
+            .then(pl.lit("col_total"))
+            .otherwise(pl.lit("row_total")),
+        )
+        # an identity needs a printed total; a blank total cell asserts nothing
+        .join(grid.filter("present").select(_KEY), on=_KEY, how="semi")
+        .join(tables.select("tkey", "table_id", "doc_id"), on="tkey")
+        .with_columns(
+            identity_id=pl.format(
+                "{}:{}:{}:r{}c{}", "table_id", "kind", "axis", "row_idx", "col_idx"
+            ),
+            ident=pl.int_range(pl.len(), dtype=pl.Int64),
+        )
+    )
+    member_cells = ids.select("ident", "tkey", "axis", "total_line", "cross").join(
+        members.select(_SPAN + ["member_line"]), on=_SPAN
+    )
+    membership = pl.concat(
+        [
+            ids.select("ident", "tkey", "row_idx", "col_idx", sign=pl.lit(1, pl.Int64)),
+            member_cells.select(
+                "ident",
+                "tkey",
+                row_idx=pl.when(pl.col("axis") == "down").then("member_line").otherwise("cross"),
+                col_idx=pl.when(pl.col("axis") == "down").then("cross").otherwise("member_line"),
+                sign=pl.lit(-1, pl.Int64),
+            ),
+        ]
+    ).join(grid.select(_KEY + ["v", "present", "dec"]), on=_KEY, how="left")
+    sums = (
+        membership.sort("ident", "row_idx", "col_idx")
+        .group_by("ident")
+        .agg(
+            total=pl.col("v").filter(pl.col("sign") == 1).first(),
+            members_sum=pl.col("v").filter(pl.col("sign") == -1).sum(),
+            n_members=(pl.col("sign") == -1).sum().cast(pl.Int32),
+            member_rows=pl.col("row_idx").filter(pl.col("sign") == -1),
+            member_cols=pl.col("col_idx").filter(pl.col("sign") == -1),
+            checkable=pl.col("present").fill_null(False).all(),
+            k=pl.col("dec").fill_null(0).max().clip(upper_bound=decimals),
+        )
+    )
+    ids = ids.join(sums, on="ident").with_columns(
+        res=pl.when("checkable").then(pl.col("total") - pl.col("members_sum")),
+        # rounding tolerance: half a unit of the last printed place per member
+        loose=(pl.col("n_members") * (pl.lit(10) ** (decimals - pl.col("k")).cast(pl.Int64)) // 2),
+    )
+    # a span whose identities mostly fail, even loosely, was a coincidence of the search
+    span_ok = (
+        ids.filter("checkable")
+        .group_by(_SPAN)
+        .agg(ok=(pl.col("res").abs() <= pl.col("loose")).sum() * 3 >= pl.len())
+    )
+    ids = ids.join(span_ok, on=_SPAN, how="left").filter(pl.col("ok").fill_null(True))
+    ids = _tolerance(ids)
+    membership = membership.join(
+        ids.select("ident", "res", "tol", "holds", "checkable"), on="ident", how="inner"
+    )
+    return ids, membership
+
+
+def _tolerance(ids: pl.DataFrame) -> pl.DataFrame:
+    """Exact (0) or rounding tolerance per table, and whether each identity holds."""
+    checked = ids.filter("checkable")
+    per_table = checked.group_by("tkey", "doc_id").agg(
+        n=pl.len(), n_zero=(pl.col("res") == 0).sum()
+    )
+    per_doc = per_table.group_by("doc_id").agg(doc_share=pl.col("n_zero").sum() / pl.col("n").sum())
+    exact = per_table.join(per_doc, on="doc_id").select(
+        "tkey",
+        exact=(pl.col("n_zero") + DOC_PRIOR_WEIGHT * pl.col("doc_share"))
+        / (pl.col("n") + DOC_PRIOR_WEIGHT)
+        >= 0.5,
+    )
+    return (
+        ids.join(exact, on="tkey", how="left")
+        .with_columns(
+            tol=pl.when(pl.col("exact").fill_null(True)).then(0).otherwise(pl.col("loose")),
+        )
+        .with_columns(
+            holds=pl.col("checkable") & (pl.col("res").abs() <= pl.col("tol")).fill_null(False)
+        )
+    )
+
+
+# ---------------------------------------------------------------- breaking cells
+
+
+def _variants(candidates: pl.DataFrame, decimals: int) -> pl.DataFrame:
+    """Every one-confusable-digit reading of each candidate cell, in integer units."""
+    pairs = pl.DataFrame(
+        [(a, b) for a, b in CONFUSABLE_DIGITS] + [(b, a) for a, b in CONFUSABLE_DIGITS],
+        schema={"from_digit": pl.String, "to_digit": pl.String},
+        orient="row",
+    )
+    body = candidates.with_columns(
+        negative=pl.col("value_str").str.starts_with("-"),
+        body=pl.col("value_str").str.strip_prefix("-"),
+    )
+    width = int(body.select(pl.col("body").str.len_chars().max()).item() or 0)
+    positions = pl.DataFrame({"pos": pl.int_range(0, width, eager=True).cast(pl.Int32)})
+    swapped = (
+        body.join(positions, how="cross")
+        .filter(pl.col("pos") < pl.col("body").str.len_chars())
+        .with_columns(from_digit=pl.col("body").str.slice(pl.col("pos"), 1))
+        .join(pairs, on="from_digit")
+        .with_columns(
+            variant=pl.col("body").str.slice(0, pl.col("pos"))
+            + pl.col("to_digit")
+            + pl.col("body").str.slice(pl.col("pos") + 1)
+        )
+        # a leading zero is never printed, so it cannot be the true reading
+        .filter(~(pl.col("variant").str.starts_with("0") & pl.col("variant").str.contains(r"^0\d")))
+    )
+    units, _ = _scaled(pl.col("variant"), decimals)
+    return swapped.with_columns(
+        variant_v=pl.when(pl.col("negative")).then(-units).otherwise(units)
+    ).select(_KEY + ["variant_v"])
+
+
+def _pin(
+    grid: pl.DataFrame, ids: pl.DataFrame, membership: pl.DataFrame, decimals: int
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Breaking cells of failing identities and what to do with them.
+
+    Returns (per pinned cell: status repaired|contradicted, new units) and the
+    failing identities resolved by exactly one pinned cell.
+    """
+    checked = membership.filter("checkable")
+    # correction d of this cell that makes the identity hold: |res + sign*d| <= tol
+    window = (
+        checked.with_columns(center=-pl.col("sign") * pl.col("res"))
+        .group_by(_KEY)
+        .agg(
+            lo=(pl.col("center") - pl.col("tol")).max(),
+            hi=(pl.col("center") + pl.col("tol")).min(),
+            n_fail=(~pl.col("holds")).sum(),
+        )
+    )
+    candidates = window.filter((pl.col("n_fail") > 0) & (pl.col("lo") <= pl.col("hi"))).join(
+        grid.filter("present").select(_KEY + ["v", "value_str", "is_dash", "dec"]), on=_KEY
+    )
+    failing = checked.filter(~pl.col("holds")).select("ident", *_KEY)
+    in_failing = failing.join(candidates.select(_KEY + ["n_fail"]), on=_KEY)
+    best = (
+        in_failing.filter(pl.col("n_fail") == pl.col("n_fail").max().over("ident"))
+        .group_by("ident")
+        .agg(pl.len().alias("n_best"), *[pl.col(c).first() for c in _KEY])
+        .filter(pl.col("n_best") == 1)
+        .select("ident", *_KEY)
+    )
+    variants = (
+        _variants(candidates.filter(~pl.col("is_dash")), decimals)
+        .join(candidates.select(_KEY + ["v", "lo", "hi"]), on=_KEY)
+        .filter(
+            (pl.col("variant_v") - pl.col("v") >= pl.col("lo"))
+            & (pl.col("variant_v") - pl.col("v") <= pl.col("hi"))
+        )
+    )
+    by_repair = (
+        failing.join(variants.select(_KEY), on=_KEY)
+        .group_by("ident")
+        .agg(pl.len().alias("n_fix"), *[pl.col(c).first() for c in _KEY])
+        .filter(pl.col("n_fix") == 1)
+        .select("ident", *_KEY)
+    )
+    pinned_by = pl.concat([best, by_repair.join(best, on="ident", how="anti")])
+    # an identity claimed by two different breaking cells cannot be settled
+    per_ident = failing.join(pinned_by.select(_KEY).unique(), on=_KEY).group_by("ident").len()
+    clash = per_ident.filter(pl.col("len") > 1).select("ident")
+    clash_cells = failing.join(clash, on="ident").select(_KEY).unique()
+    pinned = pinned_by.select(_KEY).unique().join(clash_cells, on=_KEY, how="anti")
+    resolved = (
+        failing.join(pinned, on=_KEY).select("ident").unique().join(clash, on="ident", how="anti")
+    )
+    repairs = (
+        variants.join(pinned, on=_KEY)
+        .group_by(_KEY)
+        .agg(pl.len().alias("n"), pl.col("variant_v").first())
+        .filter(pl.col("n") == 1)
+    )
+    ulp = pl.lit(10, pl.Int64) ** (decimals - pl.col("dec").clip(upper_bound=decimals)).cast(
+        pl.Int64
+    )
+    mid = ((pl.col("lo") + pl.col("hi")) // 2 // ulp) * ulp
+    status = (
+        candidates.join(pinned, on=_KEY)
+        .join(repairs.select(_KEY + ["variant_v"]), on=_KEY, how="left")
+        .with_columns(
+            status=pl.when(pl.col("variant_v").is_not_null())
+            .then(pl.lit("repaired"))
+            .otherwise(pl.lit("contradicted")),
+            new_v=pl.when(pl.col("variant_v").is_not_null())
+            .then("variant_v")
+            .when(pl.col("lo") == pl.col("hi"))
+            .then(pl.col("v") + pl.col("lo"))
+            .otherwise(
+                pl.col("v")
+                + pl.when((mid >= pl.col("lo")) & (mid <= pl.col("hi")))
+                .then(mid)
+                .otherwise(pl.col("lo"))
+            ),
+        )
+        .select(_KEY + ["status", "new_v", "dec"])
+    )
+    return status, resolved
+
+
+# ---------------------------------------------------------------- output
+
+
+def _assemble(
+    tables: pl.DataFrame,
+    grid: pl.DataFrame,
+    ids: pl.DataFrame,
+    membership: pl.DataFrame,
+    status: pl.DataFrame,
+    resolved: pl.DataFrame,
+    decimals: int,
+) -> AnchorResult:
+    """Shape the three output frames to their schemas."""
+    scale = float(10**decimals)
+    identities = ids.sort("tkey", "axis", "total_line", "cross").select(
+        "identity_id",
+        "table_id",
+        "kind",
+        total_row_idx="row_idx",
+        total_col_idx="col_idx",
+        member_rows="member_rows",
+        member_cols="member_cols",
+        total_value_str=_format(pl.col("total"), pl.col("k"), decimals),
+        members_sum_str=pl.when("checkable").then(
+            _format(pl.col("members_sum"), pl.col("k"), decimals)
+        ),
+        residual=pl.col("res").cast(pl.Float64) / scale,
+        tolerance=pl.col("tol").cast(pl.Float64) / scale,
+        holds="holds",
+        found_by="found_by",
+    )
+    good = membership.filter("holds").select("ident").unique()
+    good = pl.concat([good, resolved.select("ident")]).unique()
+    cell_ids = (
+        membership.join(ids.select("ident", "identity_id"), on="ident")
+        .group_by(_KEY)
+        .agg(
+            identity_ids=pl.col("identity_id").unique().sort(),
+            is_total=(pl.col("sign") == 1).any(),
+        )
+    )
+    confirmed = (
+        membership.filter(pl.col("present").fill_null(False))
+        .join(good, on="ident")
+        .select(_KEY)
+        .unique()
+        .join(status.select(_KEY), on=_KEY, how="anti")
+        .with_columns(status=pl.lit("confirmed"), new_v=pl.lit(None, pl.Int64))
+    )
+    anchored = (
+        pl.concat([confirmed, status.select(_KEY + ["status", "new_v"])])
+        .join(grid, on=_KEY)
+        .join(cell_ids, on=_KEY)
+        .join(tables.select("tkey", "unit_multiplier", "quality"), on="tkey")
+        .with_columns(new_str=_format(pl.col("new_v"), pl.col("dec"), decimals))
+        .sort(_KEY)
+    )
+    anchored_cells = check_schema(
+        anchored.with_columns(
+            printed_str=pl.col("value_str"),
+            implied_str=pl.when(pl.col("status") == "contradicted").then("new_str"),
+            value_str=pl.when(pl.col("status") == "confirmed")
+            .then("value_str")
+            .otherwise("new_str"),
+        ),
+        ANCHORED_CELLS_SCHEMA,
+        "anchored_cells",
+    )
+    repairs = check_schema(
+        anchored.filter(pl.col("status") == "repaired").with_columns(
+            original_str="value_str", repaired_str="new_str"
+        ),
+        REPAIRS_SCHEMA,
+        "repairs",
+    )
+    return AnchorResult(
+        identities=check_schema(identities, IDENTITIES_SCHEMA, "identities"),
+        anchored_cells=anchored_cells,
+        repairs=repairs,
+    )

@@ -1,0 +1,66 @@
+-- Total lines found by arithmetic (and confirmed for labelled ones): a line t of a
+-- table is a total of the contiguous run of lines [start_line, t) when, in enough of
+-- the crossing positions (xpos), its cell equals the sum of the run's cells.
+--
+-- Input view `lines` (one row per grid position and axis):
+--   tkey BIGINT, axis VARCHAR ('down': lines are rows, totals sum down a column;
+--   'across': lines are columns, totals sum along a row), line INT, xpos INT,
+--   v BIGINT (value in integer units of the run's scale; null when not a number),
+--   present BOOLEAN, excluded BOOLEAN (a total line left out of the sums, so a parent
+--   total adds its leaves once), label_total BOOLEAN, ulp DOUBLE (one unit of the
+--   table's last printed place, in integer units).
+--
+-- Prefix sums turn "run sum equals total" into a lookup: Q(t) - v(t) = Q(a).
+-- The comparison allows the rounding tolerance n_members * ulp / 2.
+WITH prefix AS (
+    SELECT
+        tkey, axis, line, xpos, v, present, excluded, label_total, ulp,
+        coalesce(sum(CASE WHEN present AND NOT excluded THEN v END) OVER w, 0) AS q,
+        -- unreadable cells on summed lines: a run containing one cannot be checked
+        coalesce(sum(CASE WHEN present OR excluded THEN 0 ELSE 1 END) OVER w, 0) AS m
+    FROM lines
+    WINDOW w AS (
+        PARTITION BY tkey, axis, xpos ORDER BY line
+        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+    )
+),
+hits AS (
+    SELECT t.tkey, t.axis, t.line AS total_line, a.line AS start_line, t.xpos, t.v AS total_v
+    FROM prefix AS t
+    JOIN prefix AS a
+      ON a.tkey = t.tkey AND a.axis = t.axis AND a.xpos = t.xpos AND a.line < t.line
+    WHERE t.present
+      AND NOT a.excluded
+      AND t.m = a.m
+      AND abs(CAST(a.q AS DOUBLE) - CAST(t.q - t.v AS DOUBLE)) <= 0.5 * (t.line - a.line) * t.ulp
+      -- a one-line "run" is only a total when the label says so
+      AND (t.line - a.line >= 2 OR t.label_total)
+),
+votes AS (
+    SELECT
+        tkey, axis, total_line, start_line,
+        count(*) AS n_hold,
+        count(*) FILTER (WHERE total_v <> 0) AS n_nonzero
+    FROM hits
+    GROUP BY ALL
+),
+line_stats AS (
+    SELECT tkey, axis, line, count(*) FILTER (WHERE present) AS n_present, bool_or(label_total) AS label_total
+    FROM lines
+    GROUP BY ALL
+)
+SELECT
+    v.tkey, v.axis, v.total_line, v.start_line, v.n_hold, s.n_present,
+    CASE WHEN s.label_total THEN 'label' ELSE 'arithmetic' END AS found_by
+FROM votes AS v
+JOIN line_stats AS s ON s.tkey = v.tkey AND s.axis = v.axis AND s.line = v.total_line
+-- a labelled total may lose positions to misread cells: one in three is enough
+WHERE (s.label_total AND v.n_hold * 3 >= s.n_present AND v.n_nonzero >= 1)
+   -- without a label, demand agreement in most crossing positions and real (nonzero) sums
+   OR (v.n_hold >= 2 AND v.n_nonzero >= 2 AND v.n_hold * 5 >= s.n_present * 3
+       AND v.total_line - v.start_line >= 2)
+-- several starts can match when zero lines sit at the run's head: keep the best
+-- supported, then the widest (the zeros are members too)
+QUALIFY row_number() OVER (
+    PARTITION BY v.tkey, v.axis, v.total_line ORDER BY v.n_hold DESC, v.start_line
+) = 1
