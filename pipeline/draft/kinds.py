@@ -1,0 +1,296 @@
+"""The task kinds: a registry of small functions, each proposing tasks from one table.
+
+A kind function receives the archive, one statement table and a seeded random source and
+yields ``TaskSpec`` objects: which facts to read (always the latest printing of their
+series and period, i.e. the latest revision), which formula to apply, the question, the
+unit and the precision. Adding a kind is adding a decorated function here.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from pipeline.draft.archive import Archive, Fact, StatementTable
+from pipeline.draft.phrasing import join_items, phrase
+
+PERCENT = "percent"
+PERCENT_PLACES = 2  # h = 0.005 percentage points: a small fraction of a percent
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """What one task asks: read these facts, apply this formula, round to ``places``."""
+
+    kind: str
+    formula: str
+    inputs: tuple[Fact, ...]
+    question: str
+    unit: str
+    places: int
+
+
+KindFn = Callable[[Archive, StatementTable, random.Random], Iterator[TaskSpec]]
+TASK_KINDS: dict[str, KindFn] = {}
+
+
+def task_kind(name: str) -> Callable[[KindFn], KindFn]:
+    """Register a task kind under ``name`` (the ``kind`` column of drafts and releases)."""
+
+    def register(fn: KindFn) -> KindFn:
+        if name in TASK_KINDS:
+            raise ValueError(f"task kind {name!r} registered twice")
+        TASK_KINDS[name] = fn
+        return fn
+
+    return register
+
+
+PER_TABLE = 2  # tasks of each kind proposed per table
+
+
+def _latest_facts(archive: Archive, table: StatementTable, item: str) -> list[Fact]:
+    """The item's facts in this table that are the latest printing, in period order."""
+    facts = [table.fact(item, p) for p in table.periods]
+    return [f for f in facts if f is not None and archive.is_latest(f)]
+
+
+def _revised(archive: Archive, facts: tuple[Fact, ...]) -> bool:
+    return any(archive.earlier_printings(f) for f in facts)
+
+
+def _amount_places(facts: tuple[Fact, ...]) -> int:
+    return max(f.places for f in facts)
+
+
+def _sample(rng: random.Random, candidates: list, k: int = PER_TABLE) -> list:
+    return rng.sample(candidates, min(k, len(candidates)))
+
+
+def _slots(facts: tuple[Fact, ...]) -> dict[str, str]:
+    return {"statement": facts[0].statement, "unit": facts[0].unit}
+
+
+@task_kind("read_number")
+def read_number(archive: Archive, table: StatementTable, rng: random.Random) -> Iterator[TaskSpec]:
+    """Read one printed (anchored) number."""
+    facts = [f for f in table.grid.values() if archive.is_latest(f)]
+    for fact in _sample(rng, facts):
+        inputs = (fact,)
+        question = phrase(
+            "read_number",
+            rng,
+            places=fact.places,
+            revised=_revised(archive, inputs),
+            item=fact.item,
+            period=fact.period.text,
+            **_slots(inputs),
+        )
+        yield TaskSpec("read_number", "value", inputs, question, fact.unit, fact.places)
+
+
+@task_kind("sum_rows")
+def sum_rows(archive: Archive, table: StatementTable, rng: random.Random) -> Iterator[TaskSpec]:
+    """Add two or three adjacent member items of one period (never all of them: that is printed)."""
+    members = table.members()
+    candidates = []
+    for period in table.periods:
+        for width in (2, 3):
+            if width >= len(members):
+                continue
+            for start in range(len(members) - width + 1):
+                facts = [table.fact(m, period) for m in members[start : start + width]]
+                if all(f is not None and archive.is_latest(f) for f in facts):
+                    candidates.append(tuple(facts))
+    for inputs in _sample(rng, candidates):
+        places = _amount_places(inputs)
+        question = phrase(
+            "sum_rows",
+            rng,
+            places=places,
+            revised=_revised(archive, inputs),
+            items=join_items([f.item for f in inputs]),
+            period=inputs[0].period.text,
+            **_slots(inputs),
+        )
+        yield TaskSpec("sum_rows", "sum", inputs, question, inputs[0].unit, places)
+
+
+@task_kind("difference")
+def difference(archive: Archive, table: StatementTable, rng: random.Random) -> Iterator[TaskSpec]:
+    """One member item minus another in the same period."""
+    members = table.members()
+    candidates = []
+    for period in table.periods:
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                fa, fb = table.fact(a, period), table.fact(b, period)
+                if fa and fb and archive.is_latest(fa) and archive.is_latest(fb):
+                    candidates.append((fa, fb))
+    for inputs in _sample(rng, candidates):
+        places = _amount_places(inputs)
+        question = phrase(
+            "difference",
+            rng,
+            places=places,
+            revised=_revised(archive, inputs),
+            item=inputs[0].item,
+            item2=inputs[1].item,
+            period=inputs[0].period.text,
+            **_slots(inputs),
+        )
+        yield TaskSpec("difference", "difference", inputs, question, inputs[0].unit, places)
+
+
+def _period_pairs(archive: Archive, table: StatementTable) -> list[tuple[Fact, Fact]]:
+    """(earlier, later) pairs of one series; pairs printed in different volumes first.
+
+    The later fact comes from this table; the earlier one is the latest printing of its
+    period anywhere in the archive, so a series reprinted across volumes yields pairs
+    that read two volumes.
+    """
+    across, within = [], []
+    for item in table.items:
+        for later in _latest_facts(archive, table, item):
+            for earlier in archive.series_periods(later):
+                if earlier.period.key >= later.period.key:
+                    continue
+                (across if earlier.doc_id != later.doc_id else within).append((earlier, later))
+    return across + within
+
+
+def _prefer_across(rng: random.Random, pairs: list[tuple[Fact, Fact]]) -> list[tuple[Fact, Fact]]:
+    across = [p for p in pairs if p[0].doc_id != p[1].doc_id]
+    return _sample(rng, across) if across else _sample(rng, pairs)
+
+
+@task_kind("change_between_periods")
+def change_between_periods(
+    archive: Archive, table: StatementTable, rng: random.Random
+) -> Iterator[TaskSpec]:
+    """Later minus earlier value of one series; across volumes where it is reprinted."""
+    for inputs in _prefer_across(rng, _period_pairs(archive, table)):
+        places = _amount_places(inputs)
+        question = phrase(
+            "change_between_periods",
+            rng,
+            places=places,
+            revised=_revised(archive, inputs),
+            item=inputs[1].item,
+            period=inputs[0].period.text,
+            period2=inputs[1].period.text,
+            **_slots(inputs),
+        )
+        yield TaskSpec("change_between_periods", "change", inputs, question, inputs[0].unit, places)
+
+
+@task_kind("share_of_total")
+def share_of_total(
+    archive: Archive, table: StatementTable, rng: random.Random
+) -> Iterator[TaskSpec]:
+    """A member item as a percent of the table's grand total in the same period."""
+    total = table.grand_total()
+    if total is None:
+        return
+    candidates = []
+    for period in table.periods:
+        whole = table.fact(total, period)
+        if whole is None or not archive.is_latest(whole) or whole.value <= 0:
+            continue
+        for m in table.members():
+            part = table.fact(m, period)
+            if part is not None and archive.is_latest(part) and part.value != 0:
+                candidates.append((part, whole))
+    for inputs in _sample(rng, candidates):
+        question = phrase(
+            "share_of_total",
+            rng,
+            places=PERCENT_PLACES,
+            revised=_revised(archive, inputs),
+            item=inputs[0].item,
+            period=inputs[0].period.text,
+            **_slots(inputs),
+        )
+        yield TaskSpec("share_of_total", "share", inputs, question, PERCENT, PERCENT_PLACES)
+
+
+@task_kind("percent_change")
+def percent_change(
+    archive: Archive, table: StatementTable, rng: random.Random
+) -> Iterator[TaskSpec]:
+    """Percent change of a series between two periods, or percent excess of one item."""
+    pairs = [p for p in _period_pairs(archive, table) if p[0].value > 0]
+    for inputs in _prefer_across(rng, pairs)[:1]:
+        question = phrase(
+            "percent_change",
+            rng,
+            places=PERCENT_PLACES,
+            revised=_revised(archive, inputs),
+            item=inputs[1].item,
+            period=inputs[0].period.text,
+            period2=inputs[1].period.text,
+            **_slots(inputs),
+        )
+        yield TaskSpec(
+            "percent_change", "percent_change", inputs, question, PERCENT, PERCENT_PLACES
+        )
+    members = table.members()
+    excess = []
+    for period in table.periods:
+        for a in members:
+            for b in members:
+                fa, fb = table.fact(a, period), table.fact(b, period)
+                if a != b and fa and fb and fb.value > 0 and fa.value > fb.value:
+                    if archive.is_latest(fa) and archive.is_latest(fb):
+                        excess.append((fa, fb))
+    for inputs in _sample(rng, excess, 1):
+        question = phrase(
+            "excess",
+            rng,
+            places=PERCENT_PLACES,
+            revised=_revised(archive, inputs),
+            item=inputs[0].item,
+            item2=inputs[1].item,
+            period=inputs[0].period.text,
+            **_slots(inputs),
+        )
+        yield TaskSpec("percent_change", "excess", inputs, question, PERCENT, PERCENT_PLACES)
+
+
+STATISTICS = ("mean", "max", "min")
+
+
+@task_kind("multi_year_statistic")
+def multi_year_statistic(
+    archive: Archive, table: StatementTable, rng: random.Random
+) -> Iterator[TaskSpec]:
+    """Mean, maximum or minimum of one series over three to five consecutive periods."""
+    candidates = []
+    for item in table.items:
+        here = [f for p in table.periods if (f := table.fact(item, p)) is not None]
+        if not here:
+            continue
+        monthly = here[0].period.key[1] != 0
+        # the whole series (latest printings, every volume); annual and monthly apart
+        facts = [f for f in archive.series_periods(here[0]) if (f.period.key[1] != 0) == monthly]
+        for width in (3, 4, 5):
+            for start in range(len(facts) - width + 1):
+                window = tuple(facts[start : start + width])
+                # windows that touch this table, so each is proposed near its source
+                if any(f.table_id == table.table_id for f in window):
+                    candidates.append(window)
+    for inputs in _sample(rng, candidates):
+        statistic = rng.choice(STATISTICS)
+        places = _amount_places(inputs) + (1 if statistic == "mean" else 0)
+        span = f"{inputs[0].period.text} through {inputs[-1].period.text}"
+        question = phrase(
+            statistic,
+            rng,
+            places=places,
+            revised=_revised(archive, inputs),
+            item=inputs[0].item,
+            span=span,
+            **_slots(inputs),
+        )
+        yield TaskSpec("multi_year_statistic", statistic, inputs, question, inputs[0].unit, places)

@@ -1,0 +1,188 @@
+"""The template drafter on the sample archive: kinds, wording, known-wrong answers, keys."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import polars as pl
+import pytest
+
+from pipeline.draft import DRAFTS_SCHEMA, TASK_KINDS, draft_tasks
+from pipeline.draft.formulas import interval
+from pipeline.draft.sample import MISPRINT, REVISION, sample_frames, true_values
+
+SEVEN_KINDS = {
+    "read_number",
+    "sum_rows",
+    "difference",
+    "change_between_periods",
+    "share_of_total",
+    "percent_change",
+    "multi_year_statistic",
+}
+
+
+@pytest.fixture(scope="module")
+def frames() -> dict[str, pl.DataFrame]:
+    return sample_frames(seed=3)
+
+
+@pytest.fixture(scope="module")
+def drafts(frames) -> pl.DataFrame:
+    return draft_tasks(
+        frames["anchored_cells"], frames["tables"], frames["documents"], frames["pages"]
+    )
+
+
+def test_registry_and_schema_cover_the_seven_kinds(drafts):
+    assert set(TASK_KINDS) == SEVEN_KINDS
+    assert set(drafts["kind"]) == SEVEN_KINDS
+    assert drafts.schema == pl.Schema(DRAFTS_SCHEMA)
+    assert drafts["task_id"].n_unique() == len(drafts)
+    assert set(drafts["drafter"]) == {"template-v1"}
+    assert drafts["tokens"].sum() == 0 and drafts["cost"].sum() == 0
+
+
+def test_every_interval_excludes_every_known_wrong_answer(drafts):
+    for row in drafts.iter_rows(named=True):
+        key = Decimal(row["expected_answer"])
+        lo, hi = interval(key, row["precision"])
+        assert row["known_wrong"], row["task_id"]
+        for wrong in row["known_wrong"]:
+            assert not lo <= Decimal(wrong["value"]) <= hi, (row["task_id"], wrong)
+            assert wrong["reason"] and wrong["family"]
+        # half a unit of the last place each side: one dollar wide for whole dollars
+        assert hi - lo == Decimal(1).scaleb(-row["precision"])
+
+
+def test_questions_state_period_unit_precision_and_hide_the_source(drafts, frames):
+    doc_words = set(frames["documents"]["file_name"]) | set(frames["documents"]["doc_id"])
+    for row in drafts.iter_rows(named=True):
+        q = row["question"]
+        assert any(str(y) in q for y in range(1946, 1951)), q
+        assert ("percent" in q) if row["unit"] == "percent" else (row["unit"] in q), q
+        assert "whole number" in q or f"{row['precision']} decimal" in q, q
+        assert not any(w in q for w in doc_words), q
+        assert not re.search(r"\b(page|table|volume|bulletin)\b", q, re.IGNORECASE), q
+
+
+def test_wording_varies_within_a_kind_and_follows_the_seed(frames):
+    args = (frames["anchored_cells"], frames["tables"], frames["documents"], frames["pages"])
+    a, again, other = (
+        draft_tasks(*args, seed=0),
+        draft_tasks(*args, seed=0),
+        draft_tasks(*args, seed=1),
+    )
+    assert a.equals(again)
+    assert not a["question"].equals(other["question"])
+    for kind in SEVEN_KINDS:
+        openings = {q.split(" ")[0] for q in a.filter(pl.col("kind") == kind)["question"]}
+        assert len(openings) >= 2, (kind, openings)
+
+
+def _reads(row: dict) -> set[tuple]:
+    return {(s["doc_id"], s["row_label"], s["col_label"]) for s in row["sources"]}
+
+
+def test_revised_figure_is_read_from_the_latest_volume(drafts):
+    statement, item, year, volume, delta = REVISION
+    revised = [
+        r
+        for r in drafts.iter_rows(named=True)
+        if any(s["row_label"] == item and s["col_label"].endswith(str(year)) for s in r["sources"])
+    ]
+    assert revised, "some draft reads the revised figure"
+    for row in revised:
+        docs = {
+            s["doc_id"]
+            for s in row["sources"]
+            if s["row_label"] == item and s["col_label"].endswith(str(year))
+        }
+        assert docs == {f"doc{volume}"}, row["task_id"]
+        assert "revis" in row["question"], row["question"]
+        earlier = [w for w in row["known_wrong"] if w["family"] == "earlier_printing"]
+        if row["kind"] == "read_number":
+            old = true_values(3)[(statement, item, year)]
+            assert [w["value"] for w in earlier] == [str(old)]
+
+
+def test_contradicted_input_gives_a_printed_vs_total_known_wrong(frames):
+    statement, item, year, volume, delta = MISPRINT
+    # the misprint is only in the middle volume; 1948 is reprinted (correct) in 1950,
+    # so draft from the middle volume alone to read the contradicted cell
+    keep = pl.col("doc_id") == f"doc{volume}"
+    drafts = draft_tasks(
+        frames["anchored_cells"].filter(keep),
+        frames["tables"].filter(keep),
+        frames["documents"].filter(keep),
+        frames["pages"],
+        seed=5,
+    )
+    hit = [
+        r
+        for r in drafts.iter_rows(named=True)
+        if r["kind"] == "read_number"
+        and any(s["row_label"] == item and s["col_label"].endswith(str(year)) for s in r["sources"])
+    ]
+    rows = drafts.to_dicts()
+    reading = [
+        r
+        for r in rows
+        if any(s["row_label"] == item and s["col_label"].endswith(str(year)) for s in r["sources"])
+    ]
+    assert reading
+    true = true_values(3)[(statement, item, year)]
+    for row in reading:
+        printed = [w for w in row["known_wrong"] if w["family"] == "printed_vs_total"]
+        # a max/min over years may not move when one input does
+        assert printed or row["kind"] == "multi_year_statistic", row["task_id"]
+    for row in hit:
+        assert row["expected_answer"] == str(true)
+        assert {w["value"] for w in row["known_wrong"] if w["family"] == "printed_vs_total"} == {
+            str(true + delta)
+        }
+
+
+def test_change_between_periods_reads_two_volumes_where_the_series_is_reprinted(drafts):
+    changes = drafts.filter(pl.col("kind") == "change_between_periods")
+    assert changes["multi_document"].any()
+    for row in changes.filter(pl.col("multi_document")).iter_rows(named=True):
+        assert len(row["source_docs"]) == 2
+
+
+def test_keys_recomputed_from_true_values(drafts, frames):
+    """Every drafted key equals the formula applied to the true (latest) values."""
+    truth = true_values(3)
+    statement_of = {
+        "Table 1.- Budget receipts by source": "receipts",
+        "Table 2.- Public debt by type": "debt",
+    }
+    titles = dict(zip(frames["tables"]["table_id"], frames["tables"]["title"], strict=True))
+    from pipeline.draft.formulas import FORMULAS, round_half_up
+
+    checked = 0
+    for row in drafts.iter_rows(named=True):
+        formula = row["oracle_source"].split("emit(answer=")[1].split(", places")[0]
+        values = {}
+        for n, s in enumerate(row["sources"], start=1):
+            statement = statement_of[titles[f"{s['doc_id']}:{s['page_no']}:{s['table_no']}"]]
+            if statement == "receipts":
+                item, year = s["row_label"], int(s["col_label"][-4:])
+            else:
+                item, year = s["col_label"], int(s["row_label"])
+            if item == "Total":
+                items = [k for k in truth if k[0] == statement and k[2] == year]
+                value = sum(truth[k] + _revision(k) for k in items)
+            else:
+                value = truth[(statement, item, year)] + _revision((statement, item, year))
+            values[f"x{n}"] = Decimal(value)
+        exact = eval(formula, {"max": max, "min": min}, values)  # noqa: S307 - our own template text
+        assert str(round_half_up(exact, row["precision"])) == row["expected_answer"], row["task_id"]
+        checked += 1
+    assert checked == len(drafts) and set(FORMULAS)
+
+
+def _revision(key: tuple) -> int:
+    statement, item, year, _, delta = REVISION
+    return delta if key == (statement, item, year) else 0
