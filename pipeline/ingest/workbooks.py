@@ -1,0 +1,555 @@
+"""Workbook ingestion: the ``workbooks``, ``sheets`` and ``cells`` stages.
+
+A workbook is read twice with openpyxl: once for formulas (``data_only=False``) and
+once for the values Excel cached when it last saved (``data_only=True``), because a
+cell's formula and its computed value are both evidence (a formula silently replaced
+by its value is a classic spreadsheet slip). Legacy ``.xls`` files are converted to
+``.xlsx`` by headless LibreOffice first; the conversion keeps formulas and their
+cached results.
+
+One record per non-empty cell: sheet, address, row, col, value, type, formula and
+number format. Types follow the Finch encoding: T text, I integer, F float, D date,
+B boolean, E error; a formula whose value was never computed has no type (null).
+Merged ranges, charts, pivot tables, images, data validations and conditional
+formats are noted per sheet.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import uuid
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import openpyxl
+import polars as pl
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
+
+from pipeline.store import BlobStore, Intake, sha256_bytes
+
+STAGE = "workbooks"
+OPENXML_SUFFIXES = {".xlsx", ".xlsm"}
+LEGACY_SUFFIXES = {".xls"}
+WORKBOOK_SUFFIXES = OPENXML_SUFFIXES | LEGACY_SUFFIXES
+ZIP_MAGIC = b"PK\x03\x04"
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+SOFFICE_TIMEOUT_S = 120.0
+CELL_TYPES = ("T", "I", "F", "D", "B", "E")
+
+WORKBOOKS_SCHEMA = {
+    "workbook_id": pl.String,  # sha256 of the original file bytes (the blob key)
+    "source_path": pl.String,
+    "file_name": pl.String,
+    "source_format": pl.String,  # xlsx | xlsm | xls
+    "converted_sha256": pl.String,  # the .xlsx LibreOffice produced from an .xls (blob); else null
+    "n_sheets": pl.Int32,
+    "n_cells": pl.Int64,
+    "n_formulas": pl.Int64,
+}
+
+SHEETS_SCHEMA = {
+    "workbook_id": pl.String,
+    "sheet": pl.String,
+    "sheet_index": pl.Int32,  # 0-based position in the workbook
+    "state": pl.String,  # visible | hidden | veryHidden
+    "used_range": pl.String,  # bounding box of the non-empty cells, e.g. "A1:Z100"; null when empty
+    "n_cells": pl.Int64,
+    "n_formulas": pl.Int64,
+    "merged_ranges": pl.List(pl.String),
+    "charts": pl.List(pl.String),  # "<ChartType>@<anchor cell>", e.g. "BarChart@E2"
+    "pivots": pl.List(pl.String),  # pivot table names
+    "n_images": pl.Int32,
+    "n_data_validations": pl.Int32,
+    "conditional_formats": pl.List(pl.String),  # "<range> <rule type> <formula>"
+}
+
+CELLS_SCHEMA = {
+    "workbook_id": pl.String,
+    "sheet": pl.String,
+    "address": pl.String,  # "B7"
+    "row": pl.Int32,  # 1-based
+    "col": pl.Int32,  # 1-based
+    "value": pl.String,  # canonical text of the (cached) value; null when a formula has none
+    "value_num": pl.Float64,  # numeric value for I/F/B (dates as Excel serials); else null
+    "type": pl.String,  # T | I | F | D | B | E; null when a formula has no cached value
+    "formula": pl.String,  # "=SUM(A1:A10)"; null for constants
+    "number_format": pl.String,
+    "fill": pl.String,  # fill colour ("FFFF00", "theme4", "indexed10") when the cell is filled
+    "font_color": pl.String,  # font colour when not the default
+}
+
+
+class WorkbookError(ValueError):
+    """A workbook could not be read; the message names the file and the reason."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One non-empty cell: its cached value, Finch type, formula and number format."""
+
+    sheet: str
+    row: int
+    col: int
+    value: object  # str | int | float | bool | datetime | date | time | None
+    type: str | None
+    formula: str | None
+    number_format: str = "General"
+    fill: str | None = None
+    font_color: str | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{get_column_letter(self.col)}{self.row}"
+
+    @property
+    def text(self) -> str | None:
+        """The value as canonical text (the form diffs and encodings compare)."""
+        return value_text(self.value)
+
+
+@dataclass
+class Sheet:
+    """A worksheet's cells keyed by (row, col) plus its layout notes."""
+
+    name: str
+    index: int
+    state: str = "visible"
+    cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
+    merged_ranges: list[str] = field(default_factory=list)
+    charts: list[str] = field(default_factory=list)
+    pivots: list[str] = field(default_factory=list)
+    n_images: int = 0
+    n_data_validations: int = 0
+    conditional_formats: list[str] = field(default_factory=list)
+
+    @property
+    def max_row(self) -> int:
+        return max((r for r, _ in self.cells), default=0)
+
+    @property
+    def max_col(self) -> int:
+        return max((c for _, c in self.cells), default=0)
+
+    @property
+    def min_row(self) -> int:
+        return min((r for r, _ in self.cells), default=0)
+
+    @property
+    def min_col(self) -> int:
+        return min((c for _, c in self.cells), default=0)
+
+    @property
+    def used_range(self) -> str | None:
+        """Bounding box of the non-empty cells ("A1:Z100"), or None for an empty sheet."""
+        if not self.cells:
+            return None
+        first = f"{get_column_letter(self.min_col)}{self.min_row}"
+        last = f"{get_column_letter(self.max_col)}{self.max_row}"
+        return f"{first}:{last}"
+
+    def get(self, row: int, col: int) -> Cell | None:
+        return self.cells.get((row, col))
+
+
+@dataclass
+class Workbook:
+    """A workbook read into memory: sheets in workbook order."""
+
+    path: Path
+    workbook_id: str
+    source_format: str
+    sheets: dict[str, Sheet]
+    converted_path: Path | None = None
+
+    @property
+    def sheet_names(self) -> list[str]:
+        return list(self.sheets)
+
+    def sheet(self, name: str) -> Sheet:
+        if name not in self.sheets:
+            raise KeyError(f"{self.path}: no sheet {name!r} (sheets: {self.sheet_names})")
+        return self.sheets[name]
+
+
+def value_text(value: object) -> str | None:
+    """Canonical text of a cell value: integers without ".0", ISO dates, TRUE/FALSE."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    return str(value)
+
+
+def excel_serial(value: dt.datetime | dt.date | dt.time) -> float:
+    """The Excel serial number (1900 date system) of a date, datetime or time."""
+    if isinstance(value, dt.time):
+        return (value.hour * 3600 + value.minute * 60 + value.second) / 86400
+    if not isinstance(value, dt.datetime):
+        value = dt.datetime(value.year, value.month, value.day)
+    delta = value - dt.datetime(1899, 12, 30)
+    return delta.days + delta.seconds / 86400 + delta.microseconds / 86400e6
+
+
+def value_number(value: object) -> float | None:
+    """The numeric reading of a value (booleans 1/0, dates as serials), else None."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return excel_serial(value)
+    return None
+
+
+def cell_type(value: object, data_type: str) -> str | None:
+    """Finch type letter for a cached value (openpyxl ``data_type`` marks errors)."""
+    if value is None:
+        return None
+    if data_type == "e":
+        return "E"
+    if isinstance(value, bool):
+        return "B"
+    if isinstance(value, int):
+        return "I"
+    if isinstance(value, float):
+        # Excel stores every number as a double; a whole number reads as an integer
+        return "I" if value.is_integer() else "F"
+    if isinstance(value, dt.datetime | dt.date | dt.time | dt.timedelta):
+        return "D"
+    return "T"
+
+
+def formula_text(raw: object) -> str | None:
+    """The formula of a formula-mode cell value, or None for a constant."""
+    if isinstance(raw, ArrayFormula):
+        return raw.text
+    if isinstance(raw, DataTableFormula):
+        return f"=TABLE({raw.r1 or ''},{raw.r2 or ''})"
+    if isinstance(raw, str) and raw.startswith("=") and len(raw) > 1:
+        return raw
+    return None
+
+
+def sniff_format(path: Path) -> str:
+    """The container format by magic bytes: ``xlsx`` (zip) or ``xls`` (OLE); else raise.
+
+    Mail attachments named ``.xls`` are sometimes zipped OOXML (or HTML); the bytes
+    decide, not the name.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(8)
+    if head.startswith(ZIP_MAGIC):
+        return "xlsm" if path.suffix.lower() == ".xlsm" else "xlsx"
+    if head == OLE_MAGIC:
+        return "xls"
+    raise WorkbookError(f"{path}: not a workbook (neither zip nor OLE container: {head!r})")
+
+
+def run_soffice(args: list[str], workdir: Path, timeout: float, what: str) -> None:
+    """Run headless LibreOffice with a private user profile, bounded by ``timeout``.
+
+    Each call gets its own profile directory: concurrent soffice processes sharing
+    the default profile block on its lock or fail. On timeout the whole process group
+    is killed so no orphaned soffice.bin keeps a core busy.
+    """
+    exe = shutil.which("soffice") or shutil.which("libreoffice")
+    if exe is None:
+        raise WorkbookError(f"{what}: LibreOffice (soffice) is not installed")
+    profile = workdir / f"lo-profile-{uuid.uuid4().hex}"
+    cmd = [exe, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore", *args]
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=workdir,
+        start_new_session=True,
+        env={**os.environ, "HOME": str(workdir)},
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise WorkbookError(f"{what}: LibreOffice timed out after {timeout:.0f}s") from exc
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    if proc.returncode != 0:
+        tail = (err or out).decode(errors="replace")[-500:]
+        raise WorkbookError(f"{what}: LibreOffice exited with {proc.returncode}: {tail}")
+
+
+def convert_with_soffice(
+    path: Path, out_dir: Path, target: str = "xlsx", timeout: float = SOFFICE_TIMEOUT_S
+) -> Path:
+    """Convert ``path`` with headless LibreOffice to ``target`` (xlsx, pdf) in ``out_dir``."""
+    path = Path(path).resolve()
+    out_dir = Path(out_dir).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    filt = "xlsx:Calc MS Excel 2007 XML" if target == "xlsx" else target
+    with tempfile.TemporaryDirectory(prefix="lf-soffice-") as work:
+        work_dir = Path(work)
+        run_soffice(
+            ["--convert-to", filt, "--outdir", str(work_dir), str(path)],
+            work_dir,
+            timeout,
+            str(path),
+        )
+        produced = work_dir / f"{path.stem}.{target}"
+        if not produced.exists():
+            raise WorkbookError(f"{path}: LibreOffice produced no .{target} file")
+        dest = out_dir / produced.name
+        shutil.move(produced, dest)
+    return dest
+
+
+def convert_xls(path: Path, out_dir: Path, timeout: float = SOFFICE_TIMEOUT_S) -> Path:
+    """Convert a legacy ``.xls`` to ``.xlsx`` (formulas and cached values kept)."""
+    return convert_with_soffice(path, out_dir, "xlsx", timeout)
+
+
+def _chart_label(chart: object) -> str:
+    anchor = getattr(chart, "anchor", None)
+    marker = getattr(anchor, "_from", None)
+    where = f"{get_column_letter(marker.col + 1)}{marker.row + 1}" if marker is not None else "?"
+    return f"{type(chart).__name__}@{where}"
+
+
+def color_text(color: object) -> str | None:
+    """A colour as comparable text: RGB without alpha, or "theme<n>" / "indexed<n>"."""
+    if color is None:
+        return None
+    kind = getattr(color, "type", None)
+    if kind == "rgb" and isinstance(color.rgb, str):
+        return color.rgb[-6:].upper()
+    if kind == "theme":
+        tint = getattr(color, "tint", 0.0) or 0.0
+        return f"theme{color.theme}" + (f"{tint:+.2f}" if tint else "")
+    if kind == "indexed":
+        return f"indexed{color.indexed}"
+    return None
+
+
+def _fill_color(cell: object) -> str | None:
+    fill = getattr(cell, "fill", None)
+    if fill is None or getattr(fill, "fill_type", None) in (None, "none"):
+        return None
+    return color_text(fill.fgColor)
+
+
+def _font_color(cell: object) -> str | None:
+    font = getattr(cell, "font", None)
+    text = color_text(getattr(font, "color", None)) if font is not None else None
+    # black and the default text theme colour are what "no colour" looks like
+    return None if text in ("000000", "theme1", "indexed64") else text
+
+
+def _conditional_formats(ws: object) -> list[str]:
+    notes: list[str] = []
+    for cf in ws.conditional_formatting:  # type: ignore[attr-defined]
+        for rule in cf.rules:
+            formula = ";".join(rule.formula or [])
+            notes.append(f"{cf.sqref} {rule.type} {formula}".strip())
+    return sorted(notes)
+
+
+def _read_sheets(path: Path) -> dict[str, Sheet]:
+    try:
+        with warnings.catch_warnings():
+            # "extension is not supported" notes about parts openpyxl drops are expected
+            warnings.simplefilter("ignore", UserWarning)
+            formulas = openpyxl.load_workbook(path, data_only=False)
+            values = openpyxl.load_workbook(path, data_only=True)
+    except Exception as exc:  # openpyxl raises many types for broken files
+        raise WorkbookError(
+            f"{path}: openpyxl cannot read it: {type(exc).__name__}: {exc}"
+        ) from exc
+    sheets: dict[str, Sheet] = {}
+    for index, ws in enumerate(formulas.worksheets):
+        wv = values[ws.title]
+        sheet = Sheet(
+            name=ws.title,
+            index=index,
+            state=ws.sheet_state,
+            merged_ranges=sorted(str(r) for r in ws.merged_cells.ranges),
+            charts=[_chart_label(c) for c in getattr(ws, "_charts", [])],
+            pivots=[str(getattr(p, "name", "")) for p in getattr(ws, "_pivots", [])],
+            n_images=len(getattr(ws, "_images", [])),
+            n_data_validations=len(ws.data_validations.dataValidation),
+            conditional_formats=_conditional_formats(ws),
+        )
+        cached = {
+            (c.row, c.column): c for row in wv.iter_rows() for c in row if c.value is not None
+        }
+        for row in ws.iter_rows():
+            for c in row:
+                raw = c.value
+                formula = formula_text(raw)
+                vcell = cached.get((c.row, c.column))
+                if formula is None:
+                    value = raw
+                    data_type = c.data_type
+                else:
+                    value = vcell.value if vcell is not None else None
+                    data_type = vcell.data_type if vcell is not None else "n"
+                if isinstance(value, str) and value == "" and formula is None:
+                    continue  # an empty string is an empty cell to every reader
+                if value is None and formula is None:
+                    continue
+                sheet.cells[(c.row, c.column)] = Cell(
+                    sheet=ws.title,
+                    row=c.row,
+                    col=c.column,
+                    value=value,
+                    type=cell_type(value, data_type),
+                    formula=formula,
+                    number_format=str(c.number_format or "General"),
+                    fill=_fill_color(c),
+                    font_color=_font_color(c),
+                )
+        sheets[ws.title] = sheet
+    formulas.close()
+    values.close()
+    return sheets
+
+
+def read_workbook(
+    path: str | Path, convert_dir: str | Path | None = None, timeout: float = SOFFICE_TIMEOUT_S
+) -> Workbook:
+    """Read an .xlsx/.xlsm (or an .xls through LibreOffice) into a :class:`Workbook`.
+
+    ``convert_dir`` keeps the converted .xlsx of an .xls (named by the sha256 of the
+    original bytes, so a second read reuses it); without it a temporary folder is used
+    and the converted file is discarded. Raises :class:`WorkbookError` naming the file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise WorkbookError(f"{path}: no such file")
+    data = path.read_bytes()
+    sha = sha256_bytes(data)
+    fmt = sniff_format(path)
+    if fmt != "xls":
+        return Workbook(path=path, workbook_id=sha, source_format=fmt, sheets=_read_sheets(path))
+    if convert_dir is not None:
+        cached = Path(convert_dir) / f"{sha}.xlsx"
+        if not cached.exists():
+            produced = convert_xls(path, Path(convert_dir), timeout)
+            os.replace(produced, cached)
+        sheets = _read_sheets(cached)
+        return Workbook(path, sha, "xls", sheets, converted_path=cached)
+    with tempfile.TemporaryDirectory(prefix="lf-xls-") as tmp:
+        produced = convert_xls(path, Path(tmp), timeout)
+        return Workbook(path, sha, "xls", _read_sheets(produced))
+
+
+def workbook_frames(wb: Workbook, converted_sha256: str | None = None) -> dict[str, pl.DataFrame]:
+    """The ``workbooks``, ``sheets`` and ``cells`` rows of one workbook."""
+    cells = [
+        {
+            "workbook_id": wb.workbook_id,
+            "sheet": c.sheet,
+            "address": c.address,
+            "row": c.row,
+            "col": c.col,
+            "value": c.text,
+            "value_num": value_number(c.value),
+            "type": c.type,
+            "formula": c.formula,
+            "number_format": c.number_format,
+            "fill": c.fill,
+            "font_color": c.font_color,
+        }
+        for s in wb.sheets.values()
+        for c in s.cells.values()
+    ]
+    sheets = [
+        {
+            "workbook_id": wb.workbook_id,
+            "sheet": s.name,
+            "sheet_index": s.index,
+            "state": s.state,
+            "used_range": s.used_range,
+            "n_cells": len(s.cells),
+            "n_formulas": sum(c.formula is not None for c in s.cells.values()),
+            "merged_ranges": s.merged_ranges,
+            "charts": s.charts,
+            "pivots": s.pivots,
+            "n_images": s.n_images,
+            "n_data_validations": s.n_data_validations,
+            "conditional_formats": s.conditional_formats,
+        }
+        for s in wb.sheets.values()
+    ]
+    workbook = {
+        "workbook_id": wb.workbook_id,
+        "source_path": str(wb.path),
+        "file_name": wb.path.name,
+        "source_format": wb.source_format,
+        "converted_sha256": converted_sha256,
+        "n_sheets": len(wb.sheets),
+        "n_cells": len(cells),
+        "n_formulas": sum(s["n_formulas"] for s in sheets),
+    }
+    return {
+        "workbooks": pl.DataFrame([workbook], schema=WORKBOOKS_SCHEMA),
+        "sheets": pl.DataFrame(sheets, schema=SHEETS_SCHEMA),
+        "cells": pl.DataFrame(cells, schema=CELLS_SCHEMA),
+    }
+
+
+@dataclass
+class WorkbookIngest:
+    """The three tables of a batch of workbooks, and what was quarantined."""
+
+    workbooks: pl.DataFrame
+    sheets: pl.DataFrame
+    cells: pl.DataFrame
+    intake: Intake
+
+
+def ingest_workbooks(
+    paths: Iterable[str | Path], blobs: BlobStore, timeout: float = SOFFICE_TIMEOUT_S
+) -> WorkbookIngest:
+    """Read every workbook in ``paths``; store original (and converted) bytes as blobs.
+
+    Every path ends up ingested or quarantined with the reason (never skipped).
+    A workbook already seen (same sha256) is ingested once.
+    """
+    intake = Intake(STAGE)
+    frames: dict[str, list[pl.DataFrame]] = {"workbooks": [], "sheets": [], "cells": []}
+    seen: set[str] = set()
+    with tempfile.TemporaryDirectory(prefix="lf-ingest-xls-") as tmp:
+        for raw_path in paths:
+            path = Path(raw_path)
+            try:
+                wb = read_workbook(path, convert_dir=tmp, timeout=timeout)
+            except WorkbookError as exc:
+                intake.quarantine(str(path), "unreadable_workbook", str(exc))
+                continue
+            intake.ingest(str(path))
+            if wb.workbook_id in seen:
+                continue
+            seen.add(wb.workbook_id)
+            blobs.put(path.read_bytes())
+            converted = blobs.put(wb.converted_path.read_bytes()) if wb.converted_path else None
+            for name, frame in workbook_frames(wb, converted).items():
+                frames[name].append(frame)
+    schemas = {"workbooks": WORKBOOKS_SCHEMA, "sheets": SHEETS_SCHEMA, "cells": CELLS_SCHEMA}
+    out = {
+        name: pl.concat(parts) if parts else pl.DataFrame(schema=schemas[name])
+        for name, parts in frames.items()
+    }
+    return WorkbookIngest(out["workbooks"], out["sheets"], out["cells"], intake)
