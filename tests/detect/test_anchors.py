@@ -1,0 +1,510 @@
+"""Anchored cells: identities found, checked, pinned and repaired on generated tables.
+
+The fixtures build statement tables with known true values, write the ground truth in
+the layout of ``pipeline.synth`` (truth_cells / truth_identities), and read them back
+as a perfect reader would (table_cells from the printed values), optionally with OCR
+digit confusions applied to the reading.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pipeline.detect.anchors import CONFUSABLE_DIGITS, evaluate_anchors, find_anchors
+from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA, REPAIRS_SCHEMA
+from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+
+CONFUSE = {a: [] for pair in CONFUSABLE_DIGITS for a in pair}
+for _a, _b in CONFUSABLE_DIGITS:
+    CONFUSE[_a].append(_b)
+    CONFUSE[_b].append(_a)
+
+
+def units_str(units: int, dec: int) -> str:
+    """Decimal text of integer units with ``dec`` places."""
+    sign = "-" if units < 0 else ""
+    mag = abs(units)
+    if dec == 0:
+        return f"{sign}{mag}"
+    return f"{sign}{mag // 10**dec}.{mag % 10**dec:0{dec}d}"
+
+
+@dataclass
+class Statement:
+    """One generated table: labels, true grid (integer units), identities."""
+
+    file_name: str
+    page_no: int
+    table_no: int
+    row_labels: list[str]
+    col_labels: list[str]
+    true: list[list[int]]
+    dec: int = 0
+    identities: list[tuple[str, int, int, list[int], list[int]]] = field(default_factory=list)
+    printed: list[list[int]] = field(default_factory=list)
+    misprint: tuple[int, int] | None = None
+
+    @property
+    def doc_id(self) -> str:
+        return self.file_name.removesuffix(".pdf")
+
+    @property
+    def table_id(self) -> str:
+        return f"{self.doc_id}:{self.page_no}:{self.table_no}"
+
+
+def make_statement(
+    rng: random.Random,
+    file_name: str,
+    page_no: int,
+    table_no: int,
+    *,
+    total_col: bool,
+    labelled: bool = True,
+) -> Statement:
+    """A table of leaves, one or two labelled subtotal groups, a total row, maybe a total column."""
+    n_cols = rng.randint(2, 4)
+    dec = rng.choice([0, 0, 0, 1])
+    rows: list[tuple[str, list[int], list[int]]] = []  # label, values, member rows (totals)
+    top: list[int] = []
+    for g in range(rng.randint(2, 4)):
+        if rng.random() < 0.4:
+            start = len(rows)
+            for m in range(rng.randint(2, 3)):
+                rows.append(
+                    (f"Group {g} item {m}", [rng.randint(1, 99_999) for _ in range(n_cols)], [])
+                )
+            members = list(range(start, len(rows)))
+            sub = [sum(rows[r][1][c] for r in members) for c in range(n_cols)]
+            rows.append((f"Total group {g}", sub, members))
+            top.append(len(rows) - 1)
+        else:
+            values = [rng.randint(1, 99_999) for _ in range(n_cols)]
+            if rng.random() < 0.15:
+                values[rng.randrange(n_cols)] = 0  # printed as a dash
+            rows.append((f"Item {g}", values, []))
+            top.append(len(rows) - 1)
+    grand = [sum(rows[r][1][c] for r in top) for c in range(n_cols)]
+    rows.append(("Total" if labelled else "All sources", grand, top))
+    col_labels = [f"Fiscal year / {1950 + c}" for c in range(n_cols)]
+    true = [vals[:] for _, vals, _ in rows]
+    if total_col:
+        col_labels.append("Total")
+        for line in true:
+            line.append(sum(line))
+    st = Statement(file_name, page_no, table_no, [r[0] for r in rows], col_labels, true, dec)
+    value_cols = range(n_cols)
+    for t, (_, _, members) in enumerate(rows):
+        if members:
+            kind = "col_total" if t == len(rows) - 1 else "subtotal"
+            for c in range(len(col_labels)):
+                st.identities.append((kind, t, c, members, [c] * len(members)))
+    if total_col:
+        for r in range(len(rows)):
+            st.identities.append(("row_total", r, n_cols, [r] * n_cols, list(value_cols)))
+    st.printed = [line[:] for line in true]
+    return st
+
+
+def misprint(rng: random.Random, st: Statement) -> None:
+    """Change one leaf member so it contradicts its totals, never by one confusable digit."""
+    n_value_cols = len(st.col_labels) - (1 if st.col_labels[-1] == "Total" else 0)
+    # adjacent transposition changes two digits, so it is never a one-digit misread
+    spots = [
+        (r, c)
+        for r, lab in enumerate(st.row_labels)
+        if lab.startswith(("Item", "Group"))
+        for c in range(n_value_cols)
+        if len(set(str(st.true[r][c]))) > 1
+    ]
+    r, c = rng.choice(spots)
+    text = str(st.true[r][c])
+    i = next(i for i in range(len(text) - 1) if text[i] != text[i + 1])
+    new = int(text[:i] + text[i + 1] + text[i] + text[i + 2 :])
+    st.printed[r][c] = new
+    st.misprint = (r, c)
+
+
+def ocr_confuse(rng: random.Random, text: str) -> str | None:
+    """One confusable-digit substitution of a printed number, or None if it has none."""
+    spots = [(i, ch) for i, ch in enumerate(text) if ch in CONFUSE]
+    rng.shuffle(spots)
+    for i, ch in spots:
+        new = text[:i] + rng.choice(CONFUSE[ch]) + text[i + 1 :]
+        if not (len(new.lstrip("-")) > 1 and new.lstrip("-").startswith("0")):
+            return new
+    return None
+
+
+def read(statements: list[Statement], misreads: dict[tuple[str, int, int], str] | None = None):
+    """tables and table_cells as a perfect reader sees the printed page (plus misreads)."""
+    misreads = misreads or {}
+    tables, cells = [], []
+    for st in statements:
+        tables.append(
+            {
+                "table_id": st.table_id,
+                "doc_id": st.doc_id,
+                "page_no": st.page_no,
+                "table_no": st.table_no,
+                "title": "Table 1.- Receipts",
+                "unit": "In millions of dollars",
+                "unit_multiplier": 1_000_000,
+                "n_rows": len(st.row_labels),
+                "n_cols": len(st.col_labels),
+                "col_labels": st.col_labels,
+                "x0": 0.0,
+                "y0": 0.0,
+                "x1": 1.0,
+                "y1": 1.0,
+                "quality": "clear" if st.page_no % 2 else "blurry",
+            }
+        )
+        for r, label in enumerate(st.row_labels):
+            for c, col in enumerate(st.col_labels):
+                printed = units_str(st.printed[r][c], st.dec)
+                text = misreads.get((st.table_id, r, c), printed)
+                dash = st.printed[r][c] == 0
+                cells.append(
+                    {
+                        "table_id": st.table_id,
+                        "doc_id": st.doc_id,
+                        "page_no": st.page_no,
+                        "table_no": st.table_no,
+                        "row_idx": r,
+                        "col_idx": c,
+                        "row_label": label,
+                        "col_label": col,
+                        "text": "-" if dash else text,
+                        "is_number": True,
+                        "value": float(text),
+                        "value_str": text,
+                        "negative": text.startswith("-"),
+                        "is_dash": dash,
+                        "footnote": "",
+                        "revised": False,
+                        "conf": 90.0,
+                        "x0": 0.0,
+                        "y0": 0.0,
+                        "x1": 1.0,
+                        "y1": 1.0,
+                    }
+                )
+    return pl.DataFrame(tables, schema=TABLES_SCHEMA), pl.DataFrame(
+        cells, schema=TABLE_CELLS_SCHEMA
+    )
+
+
+def write_truth(statements: list[Statement], truth_dir: Path) -> pl.DataFrame:
+    """Ground truth in the pipeline.synth layout; returns the documents frame."""
+    truth_dir.mkdir(parents=True, exist_ok=True)
+    cells, ids = [], []
+    for st in statements:
+        for r, label in enumerate(st.row_labels):
+            for c, col in enumerate(st.col_labels):
+                cells.append(
+                    {
+                        "file_name": st.file_name,
+                        "page_no": st.page_no,
+                        "table_no": st.table_no,
+                        "row_idx": r,
+                        "col_idx": c,
+                        "row_label": label,
+                        "col_label": col,
+                        "printed_value_str": units_str(st.printed[r][c], st.dec),
+                        "true_value_str": units_str(st.true[r][c], st.dec),
+                        "is_total": any(i[1] == r and i[2] == c for i in st.identities),
+                        "misprint": st.misprint == (r, c),
+                    }
+                )
+        for kind, tr, tc, mr, mc in st.identities:
+            ids.append(
+                {
+                    "file_name": st.file_name,
+                    "page_no": st.page_no,
+                    "table_no": st.table_no,
+                    "kind": kind,
+                    "total_row_idx": tr,
+                    "total_col_idx": tc,
+                    "member_rows": mr,
+                    "member_cols": mc,
+                    "holds_as_printed": True,
+                }
+            )
+    pl.DataFrame(cells).write_parquet(truth_dir / "truth_cells.parquet")
+    pl.DataFrame(ids).write_parquet(truth_dir / "truth_identities.parquet")
+    names = sorted({st.file_name for st in statements})
+    return pl.DataFrame({"doc_id": [n.removesuffix(".pdf") for n in names], "file_name": names})
+
+
+def corpus(seed: int, n: int, *, total_col_share: float = 1.0, misprint_share: float = 0.0):
+    rng = random.Random(seed)
+    statements = []
+    for i in range(n):
+        st = make_statement(
+            rng, f"vol{i % 3}.pdf", 2 + i // 6, i % 2, total_col=rng.random() < total_col_share
+        )
+        if rng.random() < misprint_share:
+            misprint(rng, st)
+        statements.append(st)
+    return rng, statements
+
+
+def status_of(result, table_id: str, r: int, c: int) -> dict | None:
+    rows = result.anchored_cells.filter(
+        (pl.col("table_id") == table_id) & (pl.col("row_idx") == r) & (pl.col("col_idx") == c)
+    )
+    return rows.row(0, named=True) if len(rows) else None
+
+
+# ---------------------------------------------------------------- tests
+
+
+def test_clean_tables_are_fully_anchored_with_true_values(tmp_path: Path) -> None:
+    _, statements = corpus(1, 30, total_col_share=0.5)
+    tables, cells = read(statements)
+    result = find_anchors(tables, cells)
+    assert result.anchored_cells.schema == pl.Schema(ANCHORED_CELLS_SCHEMA)
+    assert result.identities.schema == pl.Schema(IDENTITIES_SCHEMA)
+    assert result.identities["holds"].all()
+    assert set(result.anchored_cells["status"]) == {"confirmed"}
+    assert result.repairs.is_empty()
+    scores = evaluate_anchors(
+        result, tmp_path / "truth", write_truth(statements, tmp_path / "truth")
+    )
+    assert scores["precision"] == 1.0
+    assert scores["recall"] == 1.0
+    assert scores["identity_recall"] == 1.0
+    assert scores["anchored"] == scores["cells_in_identities"]
+
+
+def test_subtotals_nest_and_totals_carry_table_metadata() -> None:
+    rows = ["Salaries", "Old-age", "Unemployment", "Total employment", "Customs", "Total"]
+    st = Statement(
+        "v.pdf",
+        3,
+        0,
+        rows,
+        ["1950", "1951", "Total"],
+        [[10, 20, 30], [3, 4, 7], [5, 6, 11], [8, 10, 18], [1, 2, 3], [19, 32, 51]],
+    )
+    st.printed = [line[:] for line in st.true]
+    result = find_anchors(*read([st]))
+    by_id = {r["identity_id"]: r for r in result.identities.iter_rows(named=True)}
+    sub = by_id["v:3:0:subtotal:down:r3c0"]
+    assert (sub["member_rows"], sub["kind"], sub["found_by"]) == ([1, 2], "subtotal", "label")
+    # the grand total adds the subtotal, not its members again
+    assert by_id["v:3:0:col_total:down:r5c1"]["member_rows"] == [0, 3, 4]
+    assert by_id["v:3:0:row_total:across:r4c2"]["member_cols"] == [0, 1]
+    cell = status_of(result, st.table_id, 3, 0)
+    assert cell["is_total"] and cell["unit_multiplier"] == 1_000_000 and cell["quality"] == "clear"
+    assert sorted(cell["identity_ids"]) == [
+        "v:3:0:col_total:down:r5c0",
+        "v:3:0:row_total:across:r3c2",
+        "v:3:0:subtotal:down:r3c0",
+    ]
+
+
+def test_unlabelled_total_found_by_arithmetic() -> None:
+    rng = random.Random(5)
+    st = make_statement(rng, "a.pdf", 1, 0, total_col=False, labelled=False)
+    st.row_labels = [f"Line {i}" for i in range(len(st.row_labels))]  # no total wording anywhere
+    result = find_anchors(*read([st]))
+    last = len(st.row_labels) - 1
+    grand = result.identities.filter(pl.col("total_row_idx") == last)
+    assert len(grand) == len(st.col_labels)
+    assert set(grand["found_by"]) == {"arithmetic"} and grand["holds"].all()
+
+
+def test_unrelated_numbers_give_no_identity() -> None:
+    rng = random.Random(9)
+    st = Statement(
+        "n.pdf",
+        1,
+        0,
+        [f"Year {y}" for y in range(8)],
+        ["A", "B", "C"],
+        [[rng.randint(1000, 99_999) for _ in range(3)] for _ in range(8)],
+    )
+    st.printed = [line[:] for line in st.true]
+    result = find_anchors(*read([st]))
+    assert result.identities.is_empty() and result.anchored_cells.is_empty()
+
+
+def test_ocr_confusions_repaired_to_true_values(tmp_path: Path) -> None:
+    rng, statements = corpus(2, 40, total_col_share=1.0)
+    misreads = {}
+    for st in statements:
+        r, c = rng.randrange(len(st.row_labels)), rng.randrange(len(st.col_labels))
+        wrong = ocr_confuse(rng, units_str(st.printed[r][c], st.dec))
+        if wrong is not None and st.printed[r][c] != 0:
+            misreads[(st.table_id, r, c)] = wrong
+    tables, cells = read(statements, misreads)
+    result = find_anchors(tables, cells)
+    repaired = {
+        (x["table_id"], x["row_idx"], x["col_idx"]) for x in result.repairs.iter_rows(named=True)
+    }
+    assert result.repairs.schema == pl.Schema(REPAIRS_SCHEMA)
+    # every misread sits in a row and a column identity, so every one is pinned and repaired
+    assert repaired == set(misreads)
+    for x in result.repairs.iter_rows(named=True):
+        assert x["original_str"] == misreads[(x["table_id"], x["row_idx"], x["col_idx"])]
+    scores = evaluate_anchors(result, tmp_path / "t", write_truth(statements, tmp_path / "t"))
+    assert scores["repairs_correct"] == scores["repairs"] == len(misreads)
+    assert scores["precision"] == 1.0 and scores["recall"] == 1.0
+
+
+def test_misprints_contradicted_with_implied_value(tmp_path: Path) -> None:
+    _, statements = corpus(3, 30, total_col_share=1.0, misprint_share=0.5)
+    result = find_anchors(*read(statements))
+    documents = write_truth(statements, tmp_path / "t")
+    scores = evaluate_anchors(result, tmp_path / "t", documents)
+    assert scores["misprints"] >= 10
+    assert scores["misprint_flagged"] == 1.0
+    assert scores["repairs"] == 0  # a misprint is never explained as a misread
+    assert scores["precision"] == 1.0 and scores["recall"] == 1.0
+    st = next(s for s in statements if s.misprint)
+    cell = status_of(result, st.table_id, *st.misprint)
+    assert cell["status"] == "contradicted"
+    assert cell["printed_str"] == units_str(st.printed[st.misprint[0]][st.misprint[1]], st.dec)
+    assert (
+        cell["implied_str"]
+        == cell["value_str"]
+        == units_str(st.true[st.misprint[0]][st.misprint[1]], st.dec)
+    )
+
+
+def test_unpinnable_failure_anchors_nothing_of_that_identity() -> None:
+    """Without a total column a wrong member cannot be told from its neighbours."""
+    st = Statement(
+        "u.pdf",
+        1,
+        0,
+        ["A", "B", "C", "Total"],
+        ["1950", "1951"],
+        [[125, 300], [240, 410], [77, 90], [442, 800]],
+    )
+    st.printed = [line[:] for line in st.true]
+    st.printed[1][0] = 420  # transposed digits: 240 -> 420
+    result = find_anchors(*read([st]))
+    col0 = result.identities.filter(pl.col("total_col_idx") == 0)
+    assert col0["holds"].to_list() == [False] and col0["residual"].to_list() == [-180.0]
+    anchored = {(x["row_idx"], x["col_idx"]) for x in result.anchored_cells.iter_rows(named=True)}
+    assert anchored == {(0, 1), (1, 1), (2, 1), (3, 1)}
+
+
+def test_single_column_confusion_repaired_when_one_reading_fits() -> None:
+    """No cross identity, but only one cell has a confusable digit that closes the total."""
+    st = Statement("s.pdf", 1, 0, ["A", "B", "C", "Total"], ["1950"], [[125], [240], [77], [442]])
+    st.printed = [line[:] for line in st.true]
+    result = find_anchors(*read([st], {(st.table_id, 1, 0): "740"}))  # 2 -> 7 is not a pair
+    assert result.repairs.is_empty()
+    result = find_anchors(*read([st], {(st.table_id, 2, 0): "17"}))  # 7 -> 1 is
+    assert result.repairs.select("row_idx", "original_str", "repaired_str").row(0) == (
+        2,
+        "17",
+        "77",
+    )
+
+
+def test_rounded_table_holds_within_half_unit_per_member() -> None:
+    """Totals rounded separately miss the sum of rounded members by a unit or so."""
+    rows = ["A", "B", "C", "D", "Total"]
+    true = [[1.2, 3.3], [2.4, 1.4], [0.4, 2.4], [3.3, 0.4], [7.4, 7.4]]  # 7.3 / 7.5 as sums
+    st = Statement(
+        "r.pdf", 1, 0, rows, ["x", "y"], [[round(v * 10) for v in line] for line in true], dec=1
+    )
+    st.printed = [line[:] for line in st.true]
+    result = find_anchors(*read([st]))
+    ids = result.identities.sort("total_col_idx")
+    assert ids["residual"].round(6).to_list() == [0.1, -0.1]
+    assert ids["tolerance"].to_list() == [0.2, 0.2]  # 4 members x 0.05
+    assert ids["holds"].all()
+    assert ids["total_value_str"].to_list() == ["7.4", "7.4"]
+
+
+def test_exact_tables_catch_last_digit_slips() -> None:
+    """In a table whose totals add exactly, a one-unit misread (8 -> 9) is caught and repaired."""
+    rng = random.Random(11)
+    st = make_statement(rng, "e.pdf", 1, 0, total_col=True)
+    st.dec = 0
+    st.printed[0][0] = st.true[0][0] = 1238
+    st.true = [line[:] for line in st.true]
+    # rebuild totals around the changed leaf
+    st = make_consistent(st)
+    result = find_anchors(*read([st], {(st.table_id, 0, 0): "1239"}))
+    assert result.repairs.select("original_str", "repaired_str").row(0) == ("1239", "1238")
+
+
+def make_consistent(st: Statement) -> Statement:
+    """Recompute every total of a statement from its members (true and printed)."""
+    for grid in (st.true, st.printed):
+        for kind, tr, tc, mr, mc in st.identities:
+            if kind != "row_total":
+                grid[tr][tc] = sum(grid[r][c] for r, c in zip(mr, mc, strict=True))
+        for kind, tr, tc, mr, mc in st.identities:
+            if kind == "row_total":
+                grid[tr][tc] = sum(grid[r][c] for r, c in zip(mr, mc, strict=True))
+    return st
+
+
+def test_negative_and_dash_cells() -> None:
+    st = Statement(
+        "n.pdf",
+        1,
+        0,
+        ["Receipts", "Refunds", "Other", "Total"],
+        ["1950", "1951"],
+        [[500, 640], [-120, -35], [0, 15], [380, 620]],
+    )
+    st.printed = [line[:] for line in st.true]
+    result = find_anchors(*read([st]))
+    assert result.identities["holds"].all()
+    assert status_of(result, st.table_id, 1, 0)["value_str"] == "-120"
+    assert status_of(result, st.table_id, 2, 0)["value_str"] == "0"
+
+
+def test_unreadable_member_leaves_identity_unchecked() -> None:
+    st = Statement("m.pdf", 1, 0, ["A", "B", "Total"], ["x", "y"], [[1, 2], [3, 4], [4, 6]])
+    st.printed = [line[:] for line in st.true]
+    tables, cells = read([st])
+    cells = cells.with_columns(
+        is_number=~((pl.col("row_idx") == 0) & (pl.col("col_idx") == 1)),
+    ).with_columns(value_str=pl.when("is_number").then("value_str"))
+    result = find_anchors(tables, cells)
+    y = result.identities.filter(pl.col("total_col_idx") == 1).row(0, named=True)
+    assert y["residual"] is None and y["holds"] is False and y["members_sum_str"] is None
+    assert set(result.anchored_cells["col_idx"]) == {0}
+
+
+def test_cells_of_unknown_tables_are_an_error() -> None:
+    st = Statement("x.pdf", 1, 0, ["A", "Total"], ["x"], [[1], [1]])
+    st.printed = st.true
+    tables, cells = read([st])
+    with pytest.raises(ValueError, match="belong to no table"):
+        find_anchors(tables.clear(), cells)
+
+
+def test_acceptance_on_mixed_corpus(tmp_path: Path) -> None:
+    """The issue's targets on a corpus with misprints and OCR confusions mixed."""
+    rng, statements = corpus(4, 120, total_col_share=0.6, misprint_share=0.1)
+    misreads = {}
+    for st in statements:
+        if rng.random() < 0.3:
+            r, c = rng.randrange(len(st.row_labels)), rng.randrange(len(st.col_labels))
+            wrong = ocr_confuse(rng, units_str(st.printed[r][c], st.dec))
+            if wrong and st.printed[r][c] != 0 and (r, c) != st.misprint:
+                misreads[(st.table_id, r, c)] = wrong
+    result = find_anchors(*read(statements, misreads))
+    scores = evaluate_anchors(result, tmp_path / "t", write_truth(statements, tmp_path / "t"))
+    assert scores["precision"] >= 0.99
+    assert scores["recall"] >= 0.8
+    assert scores["repairs_correct"] == scores["repairs"] > 0
+    # only misprints in tables with a total column can be pinned to one cell
+    crossed = [s for s in statements if s.misprint and s.col_labels[-1] == "Total"]
+    assert scores["misprint_flagged"] * scores["misprints"] >= 0.9 * len(crossed)
