@@ -1,0 +1,435 @@
+"""Rebuild statement tables from a page's word boxes: the ``tables`` and ``table_cells`` stages.
+
+Per page: words are grouped into printed lines (:mod:`pipeline.tables.lines`); each
+line is classified (title, unit line, header-like, body row, other text); runs of
+body rows form tables, split at titles, unit lines and large gaps; the value columns
+are found by clustering the right edges of the figures (figures are right-aligned);
+the lines between the title/unit line and the first body row are the column headers
+(:mod:`pipeline.tables.headers`); everything left of the first value column is the
+row label.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from statistics import median
+
+import polars as pl
+from rapidfuzz import fuzz
+
+from pipeline.tables.headers import Column, column_paths
+from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
+from pipeline.tables.numbers import parse_number
+from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+
+_TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
+_SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
+_YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
+_UNITS = {
+    "in thousands of dollars": 1_000,
+    "in millions of dollars": 1_000_000,
+    "in billions of dollars": 1_000_000_000,
+    "in dollars": 1,
+}
+_UNIT_WORDS = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+
+
+@dataclass
+class RowLine:
+    """A printed line with its kind and, for body rows, label and value chunks."""
+
+    line: Line
+    kind: str  # title | unit | header | body | text
+    label: list[Chunk] = field(default_factory=list)
+    values: list[Chunk] = field(default_factory=list)
+
+    @property
+    def mid(self) -> float:
+        return (self.line.y0 + self.line.y1) / 2
+
+
+@dataclass
+class TableBlock:
+    """One table found on a page: its preamble (title, unit, headers) and body rows."""
+
+    preamble: list[RowLine]
+    body: list[RowLine] = field(default_factory=list)
+    inner: dict[int, list[RowLine]] = field(default_factory=dict)  # text lines before body row i
+
+
+def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Rebuild every table of every page: frames per ``TABLES_SCHEMA`` and ``TABLE_CELLS_SCHEMA``.
+
+    ``words`` follows ``WORDS_SCHEMA`` (boxes in page-image pixels) and ``pages``
+    ``PAGES_SCHEMA`` (only ``doc_id``, ``page_no`` and ``quality`` are used: the quality
+    tag is copied onto each table). Pages without a table contribute no rows.
+    """
+    quality = {
+        (r["doc_id"], r["page_no"]): r["quality"]
+        for r in pages.select("doc_id", "page_no", "quality").iter_rows(named=True)
+    }
+    table_rows: list[dict] = []
+    cell_rows: list[dict] = []
+    lined = assign_lines(words)
+    for (doc_id, page_no), page_words in lined.group_by(["doc_id", "page_no"], maintain_order=True):
+        tables, cells = page_tables(page_words, quality.get((doc_id, page_no), ""))
+        table_rows += tables
+        cell_rows += cells
+    tables_df = pl.DataFrame(table_rows, schema=TABLES_SCHEMA, orient="row")
+    cells_df = pl.DataFrame(cell_rows, schema=TABLE_CELLS_SCHEMA, orient="row")
+    return (
+        tables_df.sort("doc_id", "page_no", "table_no"),
+        cells_df.sort("doc_id", "page_no", "table_no", "row_idx", "col_idx"),
+    )
+
+
+def page_tables(words: pl.DataFrame, quality: str = "") -> tuple[list[dict], list[dict]]:
+    """Tables and cells (as row dicts) of one page's words carrying ``line_idx``."""
+    lines = page_lines(words)
+    if not lines:
+        return [], []
+    height = float(words.select((pl.col("y1") - pl.col("y0")).median()).item())
+    margin = _left_margin(lines)
+    rows = [classify_line(line, margin, height) for line in lines]
+    pitch = _line_pitch(rows, height)
+    tables, cells = [], []
+    for block in split_tables(rows, pitch):
+        table_no = len(tables)
+        table, table_cells = read_table(block, table_no, height, pitch, quality)
+        if table is not None:
+            tables.append(table)
+            cells += table_cells
+    return tables, cells
+
+
+def _left_margin(lines: list[Line]) -> float:
+    """Where row labels start: a low percentile of the left edges of lines with figures."""
+    starts = sorted(ln.x0 for ln in lines if sum(c.is_number for c in ln.chunks) >= 2)
+    if not starts:
+        starts = sorted(ln.x0 for ln in lines)
+    return starts[len(starts) // 10]
+
+
+def _line_pitch(rows: list[RowLine], height: float) -> float:
+    """Single line spacing: the typical distance between consecutive body rows."""
+    mids = [r.mid for r in rows if r.kind == "body"]
+    steps = [b - a for a, b in zip(mids, mids[1:], strict=False) if b > a]
+    return median(steps) if steps else 1.5 * height
+
+
+def unit_of(text: str) -> tuple[str, int] | None:
+    """The unit line ("In millions of dollars", OCR-tolerant) and its multiplier."""
+    low = text.lower()
+    if len(low) > 90 or "dollar" not in low and fuzz.partial_ratio("of dollars", low) < 80:
+        return None
+    best, score = max(((u, fuzz.partial_ratio(u, low)) for u in _UNITS), key=lambda t: t[1])
+    if score < 80:
+        return None
+    multiplier = _UNITS[best]
+    word, word_score = max(
+        ((w, fuzz.partial_ratio(w, low)) for w in _UNIT_WORDS), key=lambda t: t[1]
+    )
+    if word_score >= 85:
+        multiplier = _UNIT_WORDS[word]
+    return text.strip().strip("()").strip(), multiplier
+
+
+def classify_line(line: Line, margin: float, height: float) -> RowLine:
+    """Title, unit line, header-like (years / column numbers), body row or other text."""
+    text = line.text
+    if _TITLE.match(text):
+        return RowLine(line, "title")
+    numbers = [c for c in line.chunks if c.is_number]
+    if unit_of(text) is not None and len(numbers) <= 1:
+        return RowLine(line, "unit")
+    label, values = split_label(line.chunks, margin, height)
+    figures = [c for c in values if c.is_number]
+    if len(figures) >= 2 and all(_YEAR_LIKE.match(c.text.strip()) for c in figures):
+        return RowLine(line, "header")
+    prose = any(len(c.text.split()) >= 3 for c in values if not c.is_number)
+    if figures and (label or len(figures) >= 2) and not prose:
+        return RowLine(line, "body", label, values)
+    return RowLine(line, "text")
+
+
+def split_label(
+    chunks: list[Chunk], margin: float, height: float
+) -> tuple[list[Chunk], list[Chunk]]:
+    """Leading phrases (and a figure at the left margin, e.g. a year) are the row label."""
+    label: list[Chunk] = []
+    for i, chunk in enumerate(chunks):
+        at_margin = i == 0 and chunk.x0 - margin < 2.5 * height
+        # A figure a word-space after the label, or trailing leaders, is part of the
+        # label ("June 30, 2011 ....."); a column figure stands past a gutter.
+        in_label = (
+            bool(label) and chunk.x0 - label[-1].x1 < 0.9 * height and not is_leader(label[-1].text)
+        )
+        leads = bool(re.search(r"\.{2,}$", chunk.text))
+        if not chunk.is_number or is_leader(chunk.text) or at_margin or in_label or leads:
+            label.append(chunk)
+            continue
+        return label, chunks[i:]
+    return label, []
+
+
+def split_tables(rows: list[RowLine], pitch: float) -> list[TableBlock]:
+    """Runs of body rows; a title, unit line, header-like line or big gap ends a table.
+
+    A lone "body row" (a page number, a heading with a footnote digit) is not a table:
+    it is read again as plain text so the table below keeps its title.
+    """
+    blocks = _runs(rows, pitch)
+    lone = {id(b.body[0]) for b in blocks if len(b.body) < 2}
+    if not lone:
+        return blocks
+    rows = [RowLine(r.line, "text") if id(r) in lone else r for r in rows]
+    return _runs(rows, pitch)
+
+
+def _runs(rows: list[RowLine], pitch: float) -> list[TableBlock]:
+    blocks: list[TableBlock] = []
+    current: TableBlock | None = None
+    pending: list[RowLine] = []  # non-body lines since the last body row
+    for row in rows:
+        if row.kind == "body":
+            gap_ok = current is not None and row.mid - current.body[-1].mid <= 4 * pitch
+            if current is not None and gap_ok and all(p.kind == "text" for p in pending):
+                if pending:
+                    current.inner[len(current.body)] = pending
+                current.body.append(row)
+            else:
+                current = TableBlock(preamble=pending, body=[row])
+                blocks.append(current)
+            pending = []
+        else:
+            pending.append(row)
+    return blocks
+
+
+def read_table(
+    block: TableBlock, table_no: int, height: float, pitch: float, quality: str
+) -> tuple[dict | None, list[dict]]:
+    """One table's row and its cells: columns, headers, labels, parsed figures."""
+    columns = find_columns(block.body, height)
+    if not columns:
+        return None, []
+    title, unit, multiplier, header_lines = read_preamble(block.preamble, pitch)
+    header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
+    col_labels = column_paths([r.line for r in header_lines], columns, height, pitch)
+    first = block.body[0].line
+    doc_id, page_no = first.doc_id, first.page_no
+    table_id = f"{doc_id}:{page_no}:{table_no}"
+    cells: list[dict] = []
+    for row_idx, row in enumerate(block.body):
+        label, placed = place_row(row, columns, height)
+        prefix = _continuation(block.inner.get(row_idx, []))
+        row_label = clean_label(" ".join(filter(None, [prefix, label])))
+        for col_idx, chunk in placed.items():
+            cells.append(_cell_record(table_id, doc_id, page_no, table_no, row_idx, col_idx,
+                                      row_label, col_labels[col_idx], chunk))  # fmt: skip
+    boxes = [r.line for r in block.body] + [r.line for r in header_lines]
+    table = {
+        "table_id": table_id,
+        "doc_id": doc_id,
+        "page_no": page_no,
+        "table_no": table_no,
+        "title": title,
+        "unit": unit,
+        "unit_multiplier": multiplier,
+        "n_rows": len(block.body),
+        "n_cols": len(columns),
+        "col_labels": col_labels,
+        "x0": min(b.x0 for b in boxes),
+        "y0": min(b.y0 for b in boxes),
+        "x1": max(b.x1 for b in boxes),
+        "y1": max(b.y1 for b in boxes),
+        "quality": quality,
+    }
+    return table, cells
+
+
+def find_columns(body: list[RowLine], height: float) -> list[Column]:
+    """Value columns: clusters of the figures' right edges across body rows."""
+    figures = sorted(
+        ((c.align_x, i, c) for i, r in enumerate(body) for c in r.values if c.is_number),
+        key=lambda t: t[0],
+    )
+    if not figures:
+        return []
+    clusters: list[list[tuple[float, int, Chunk]]] = [[figures[0]]]
+    for fig in figures[1:]:
+        if fig[0] - clusters[-1][-1][0] > 0.8 * height:
+            clusters.append([])
+        clusters[-1].append(fig)
+    # A column is printed on most rows; a stray figure (OCR junk from a rule) is not.
+    support = max(1, min(2, len(body)))
+    columns = []
+    for cl in clusters:
+        if len({i for _, i, _ in cl}) >= support:
+            columns.append(
+                Column(
+                    x0=min(c.x0 for _, _, c in cl),
+                    x1=max(c.x1 for _, _, c in cl),
+                    align=median(a for a, _, _ in cl),
+                )
+            )
+    return columns
+
+
+def place_row(row: RowLine, columns: list[Column], height: float) -> tuple[str, dict[int, Chunk]]:
+    """The row label and the row's value chunks placed in columns (by right edge)."""
+    label_parts = [c.text for c in row.label if not is_leader(c.text)]
+    placed: dict[int, Chunk] = {}
+    for chunk in row.values:
+        if chunk.x1 < columns[0].x0 - 0.5 * height and not chunk.is_number:
+            label_parts.append(chunk.text)  # a label word OCR put past the leaders
+            continue
+        if is_leader(chunk.text):
+            continue
+        col = min(range(len(columns)), key=lambda k: abs(columns[k].align - chunk.align_x))
+        if not (columns[col].x0 - height <= chunk.align_x <= columns[col].x1 + height):
+            col = _overlapping(chunk, columns)
+            if col is None:
+                continue
+        if col in placed:
+            placed[col] = _join_cell(placed[col], chunk)
+        else:
+            placed[col] = chunk
+    return " ".join(label_parts), placed
+
+
+def _overlapping(chunk: Chunk, columns: list[Column]) -> int | None:
+    best, overlap = None, 0.0
+    for k, col in enumerate(columns):
+        ov = min(chunk.x1, col.x1) - max(chunk.x0, col.x0)
+        if ov > overlap:
+            best, overlap = k, ov
+    return best
+
+
+def _join_cell(a: Chunk, b: Chunk) -> Chunk:
+    """Two chunks in one cell: keep both texts; it is a figure if the joined text parses."""
+    left, right = (a, b) if a.x0 <= b.x0 else (b, a)
+    joined = Chunk(
+        f"{left.text} {right.text}",
+        min(a.x0, b.x0),
+        min(a.y0, b.y0),
+        max(a.x1, b.x1),
+        max(a.y1, b.y1),
+        min(a.conf, b.conf),
+        a.n_words + b.n_words,
+    )
+    joined.number = parse_number(joined.text) or parse_number(joined.text.replace(" ", ""))
+    return joined
+
+
+def _take_first_label_lines(
+    block: TableBlock,
+    header_lines: list[RowLine],
+    columns: list[Column],
+    height: float,
+    pitch: float,
+) -> list[RowLine]:
+    """The first row's wrapped label starts above it, where the headers end.
+
+    A line is a label start, not a header, when it lies wholly left of the value
+    columns and sits single-spaced on the first row (headers are set off by a rule).
+    """
+    taken: list[RowLine] = []
+    below = block.body[0]
+    first_label_x = min((c.x0 for c in below.label), default=below.line.x0)
+    for row in reversed(header_lines):
+        single_spaced = below.mid - row.mid <= 1.2 * pitch
+        left_only = row.line.x1 < columns[0].x0 - 0.5 * height
+        if not (single_spaced and left_only and row.line.x0 <= first_label_x + 0.5 * height):
+            break
+        taken.insert(0, row)
+        below = row
+    if taken:
+        block.inner[0] = taken + block.inner.get(0, [])
+        return header_lines[: len(header_lines) - len(taken)]
+    return header_lines
+
+
+def _continuation(inner: list[RowLine]) -> str:
+    """Text lines just above a body row: the first part of a wrapped row label.
+
+    Group headings ("Internal revenue:") end with a colon and are not part of the label.
+    """
+    parts = []
+    for row in inner:
+        text = clean_label(row.line.text)
+        if text and not row.line.text.rstrip().endswith(":"):
+            parts.append(text)
+        else:
+            parts = []
+    return " ".join(parts[-2:])
+
+
+def read_preamble(preamble: list[RowLine], pitch: float) -> tuple[str, str, int, list[RowLine]]:
+    """Title, unit line, multiplier and header lines from the lines above the first body row."""
+    title_at = max((i for i, r in enumerate(preamble) if r.kind == "title"), default=None)
+    unit_at = max((i for i, r in enumerate(preamble) if r.kind == "unit"), default=None)
+    unit, multiplier = "", 1
+    if unit_at is not None:
+        unit, multiplier = unit_of(preamble[unit_at].line.text) or ("", 1)
+    title = ""
+    if title_at is not None:
+        stop = unit_at if unit_at is not None and unit_at > title_at else title_at + 1
+        title = " ".join(r.line.text for r in preamble[title_at : min(stop, title_at + 2)])
+    elif unit_at is not None:
+        above = [
+            r
+            for r in preamble[max(0, unit_at - 2) : unit_at]
+            if r.kind == "text" and len(re.findall(r"[A-Za-z]", r.line.text)) >= 8
+        ]
+        title = " ".join(r.line.text for r in above)
+    start = max(i for i in (title_at, unit_at, -1) if i is not None) + 1
+    # A source note ("[Source: ...]") under the title is not a column header.
+    headers = [r for r in preamble[start:] if not _SOURCE_NOTE.match(r.line.text)]
+    # Without a title or unit line, the headers are the lines just above the first row;
+    # footnotes of the table above are separated from them by a gap.
+    tail: list[RowLine] = []
+    for row in reversed(headers):
+        if tail and tail[0].mid - row.mid > 2.5 * pitch:
+            break
+        tail.insert(0, row)
+    return title.strip(), unit, multiplier, tail
+
+
+def _cell_record(
+    table_id: str,
+    doc_id: str,
+    page_no: int,
+    table_no: int,
+    row_idx: int,
+    col_idx: int,
+    row_label: str,
+    col_label: str,
+    chunk: Chunk,
+) -> dict:
+    n = chunk.number
+    return {
+        "table_id": table_id,
+        "doc_id": doc_id,
+        "page_no": page_no,
+        "table_no": table_no,
+        "row_idx": row_idx,
+        "col_idx": col_idx,
+        "row_label": row_label,
+        "col_label": col_label,
+        "text": chunk.text,
+        "is_number": n is not None,
+        "value": n.value if n else None,
+        "value_str": n.value_str if n else None,
+        "negative": n.negative if n else False,
+        "is_dash": n.is_dash if n else False,
+        "footnote": n.footnote if n else "",
+        "revised": n.revised if n else False,
+        "conf": chunk.conf,
+        "x0": chunk.x0,
+        "y0": chunk.y0,
+        "x1": chunk.x1,
+        "y1": chunk.y1,
+    }

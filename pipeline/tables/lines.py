@@ -1,0 +1,223 @@
+"""From word boxes to printed lines made of chunks (a phrase or one whole number).
+
+Tesseract's line ids follow its own segmentation, which can split one printed row
+(label block vs. figures block) or leave every text-layer number in its own line. We
+regroup words into printed lines by vertical position, then join the tokens of one
+figure that OCR split ("1," "234", "(1,234" ")", "1,234" "1/", "r" "1,234") and the
+words of one phrase, so the table reader works on chunks, not on loose words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from pipeline.tables.numbers import ParsedNumber, parse_number
+
+_RULE_CHARS = " |¦[]{}!"
+# Tokens that only ever stick to a figure next to them.
+_PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
+_SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
+_FOOTNOTE_TOKEN = re.compile(r"^(\d{1,2}/|[a-kmnpqs-z]|\*{1,3})$")
+# Dot leaders and the letters OCR makes of them ("........", ".ccccccces", "seeeee").
+_LEADER = re.compile(r"^[.\u2026·_\-:,;'`]{2,}$|^[.,:;'`]*[.][.ceosuvnwarz,:;'`\-]{3,}$")
+_LEADER_TAIL = re.compile(
+    r"\s*(\.\s?){2,}[.\sceosuvnwarz,:;'`\-]*$|\s*\.\s?[.\sceosuvnwarz,:;'`\-]{5,}$"
+)
+
+
+@dataclass
+class Chunk:
+    """A run of words read as one thing: a phrase, or one printed figure with its marks."""
+
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    conf: float
+    n_words: int
+    number: ParsedNumber | None = None
+
+    @property
+    def is_number(self) -> bool:
+        return self.number is not None
+
+    @property
+    def align_x(self) -> float:
+        """Right edge of the digits: figures are right-aligned, marks hang past it."""
+        core = re.sub(r"(\s*\d{1,2}/|\s*[*a-z]{1,3}|\)|\s+r)$", "", self.text)
+        if not self.is_number or core == self.text or not self.text:
+            return self.x1
+        width = (self.x1 - self.x0) / max(len(self.text), 1)
+        return self.x1 - width * (len(self.text) - len(core))
+
+
+@dataclass
+class Line:
+    """One printed line of a page: its chunks left to right."""
+
+    doc_id: str
+    page_no: int
+    line_idx: int
+    chunks: list[Chunk] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return " ".join(c.text for c in self.chunks)
+
+    @property
+    def x0(self) -> float:
+        return min(c.x0 for c in self.chunks)
+
+    @property
+    def x1(self) -> float:
+        return max(c.x1 for c in self.chunks)
+
+    @property
+    def y0(self) -> float:
+        return min(c.y0 for c in self.chunks)
+
+    @property
+    def y1(self) -> float:
+        return max(c.y1 for c in self.chunks)
+
+
+def assign_lines(words: pl.DataFrame) -> pl.DataFrame:
+    """Add ``line_idx`` (0-based top to bottom per page): words grouped by vertical overlap.
+
+    Tesseract line segments (``block_no``, ``line_no``) are kept together; segments whose
+    centres lie within half a median word height of the previous one join its line.
+    """
+    if words.is_empty():
+        return words.with_columns(pl.lit(0, pl.Int32).alias("line_idx"))
+    page = ["doc_id", "page_no"]
+    w = words.with_columns(
+        ((pl.col("y0") + pl.col("y1")) / 2).alias("_yc"),
+        (pl.col("y1") - pl.col("y0")).median().over(page).alias("_h"),
+    )
+    segments = (
+        w.group_by([*page, "block_no", "line_no"])
+        .agg(pl.col("_yc").median().alias("_seg_yc"), pl.col("_h").first())
+        .sort([*page, "_seg_yc"])
+        .with_columns(
+            (pl.col("_seg_yc").diff().over(page).fill_null(float("inf")) > 0.5 * pl.col("_h"))
+            .cum_sum()
+            .over(page)
+            .sub(1)
+            .cast(pl.Int32)
+            .alias("line_idx")
+        )
+        .select([*page, "block_no", "line_no", "line_idx"])
+    )
+    return w.join(segments, on=[*page, "block_no", "line_no"]).drop("_yc", "_h")
+
+
+def page_lines(words: pl.DataFrame) -> list[Line]:
+    """The printed lines of one page's words (already carrying ``line_idx``), top to bottom."""
+    if words.is_empty():
+        return []
+    height = float(words.select((pl.col("y1") - pl.col("y0")).median()).item())
+    lines = []
+    for (doc_id, page_no, line_idx), group in words.sort("line_idx", "x0").group_by(
+        ["doc_id", "page_no", "line_idx"], maintain_order=True
+    ):
+        # Vertical rules read as "|" / "]" carry no text: drop them, keep the rest.
+        tokens = [
+            Chunk(text, r["x0"], r["y0"], r["x1"], r["y1"], r["conf"], 1)
+            for r in group.iter_rows(named=True)
+            if (text := (r["text"] or "").strip().strip(_RULE_CHARS))
+        ]
+        if tokens:
+            lines.append(Line(doc_id, page_no, line_idx, chunk_line(tokens, height)))
+    return lines
+
+
+def chunk_line(tokens: list[Chunk], height: float) -> list[Chunk]:
+    """Join one line's tokens (left to right) into figures and phrases."""
+    figures = _join_figures(tokens, height)
+    for chunk in figures:
+        chunk.number = parse_number(chunk.text)
+        # A long run of dots or dashes is a leader or a rule, not a dash for zero.
+        if chunk.number is not None and chunk.number.is_dash and chunk.x1 - chunk.x0 > 2 * height:
+            chunk.number = None
+    return _join_phrases(figures, height)
+
+
+def _merge(a: Chunk, b: Chunk, sep: str) -> Chunk:
+    return Chunk(
+        f"{a.text}{sep}{b.text}",
+        min(a.x0, b.x0),
+        min(a.y0, b.y0),
+        max(a.x1, b.x1),
+        max(a.y1, b.y1),
+        min(a.conf, b.conf),
+        a.n_words + b.n_words,
+    )
+
+
+def _starts_figure(text: str) -> bool:
+    return bool(re.match(r"^[(\-\u2212$~]?\d", text))
+
+
+def _join_figures(tokens: list[Chunk], height: float) -> list[Chunk]:
+    """Glue the tokens of one printed figure; gaps are compared with the text height
+    because a space inside a figure is narrower than the gutter between columns."""
+    out: list[Chunk] = []
+    for tok in tokens:
+        if out:
+            prev = out[-1]
+            gap = tok.x0 - prev.x1
+            digits_before = bool(re.search(r"\d[,.)]?$", prev.text))
+            if (
+                # "1," + "234"  /  "1" + ",234"
+                (
+                    re.search(r"\d[,.]$", prev.text)
+                    and re.match(r"^\d{3}(?!\d)", tok.text)
+                    and gap < 0.6 * height
+                )
+                or (digits_before and re.match(r"^[,.]\d{3}", tok.text) and gap < 0.6 * height)
+                # "(" / "-" / "$" / "r" + "1,234"
+                or (prev.text in _PREFIX_TOKENS and _starts_figure(tok.text) and gap < 0.5 * height)
+                # "1,234" + ")" / "r" / "*"
+                or (digits_before and tok.text in _SUFFIX_TOKENS and gap < 0.6 * height)
+                # one figure OCR cut in two, closer than a word space: "1,2" + "00"
+                or (
+                    re.search(r"\d[,.]?$", prev.text)
+                    and re.match(r"^[,.]?\d", tok.text)
+                    and gap < 0.25 * height
+                )
+                # "1,234" + "1/" footnote mark, spaced like a word
+                or (digits_before and _FOOTNOTE_TOKEN.match(tok.text) and gap < 0.8 * height)
+            ):
+                sep = " " if (_FOOTNOTE_TOKEN.match(tok.text) or tok.text == "r") else ""
+                out[-1] = _merge(prev, tok, sep)
+                continue
+        out.append(tok)
+    return out
+
+
+def _join_phrases(chunks: list[Chunk], height: float) -> list[Chunk]:
+    """Join neighbouring words into phrases; figures stay alone (one per column)."""
+    out: list[Chunk] = []
+    for chunk in chunks:
+        if out and not chunk.is_number and not out[-1].is_number:
+            if chunk.x0 - out[-1].x1 < 0.9 * height:
+                out[-1] = _merge(out[-1], chunk, " ")
+                continue
+        out.append(chunk)
+    return out
+
+
+def is_leader(text: str) -> bool:
+    """Dot leaders (and OCR's letters for them) between a row label and its figures."""
+    return bool(_LEADER.match(text.strip()))
+
+
+def clean_label(text: str) -> str:
+    """A row label without its dot leaders and rule glyphs."""
+    text = _LEADER_TAIL.sub("", text)
+    text = text.strip(" |[]{}!¦;,")
+    return re.sub(r"\s+", " ", text)

@@ -1,0 +1,243 @@
+"""build_tables on word boxes laid out like a bulletin page (generated, known grid)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pipeline.ingest.schemas import PAGES_SCHEMA, WORDS_SCHEMA
+from pipeline.tables.layout import build_tables
+from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+
+CW, H, PITCH = 20.0, 30.0, 45.0  # char width, text height, line pitch (pixels at 300 dpi)
+LEFT = 200.0
+
+
+class Page:
+    """Collects word boxes the way OCR reports them: one box per space-separated word."""
+
+    def __init__(self, doc_id: str = "d1", page_no: int = 1):
+        self.doc_id, self.page_no = doc_id, page_no
+        self.rows: list[dict] = []
+        self.line_no = 0
+
+    def text(self, text: str, x0: float, y: float, conf: float = 95.0) -> None:
+        """Words of ``text`` from ``x0`` on one line at ``y``."""
+        self.line_no += 1
+        x = x0
+        for word in text.split(" "):
+            if word:
+                self._word(word, x, y, conf)
+            x += (len(word) + 1) * CW
+
+    def right(self, text: str, x1: float, y: float, conf: float = 95.0) -> None:
+        """A figure right-aligned at ``x1`` (its words keep their spacing)."""
+        self.text(text, x1 - len(text) * CW, y, conf)
+
+    def centred(self, text: str, mid: float, y: float) -> None:
+        self.text(text, mid - len(text) * CW / 2, y)
+
+    def _word(self, word: str, x0: float, y: float, conf: float) -> None:
+        self.rows.append(
+            {
+                "doc_id": self.doc_id,
+                "page_no": self.page_no,
+                "word_no": len(self.rows),
+                "block_no": 1,
+                "line_no": self.line_no,
+                "text": word,
+                "x0": x0,
+                "y0": y,
+                "x1": x0 + len(word) * CW,
+                "y1": y + H,
+                "conf": conf,
+                "source": "ocr",
+            }
+        )
+
+    def words(self) -> pl.DataFrame:
+        return pl.DataFrame(self.rows, schema=WORDS_SCHEMA)
+
+    def pages(self, quality: str = "clear") -> pl.DataFrame:
+        return pl.DataFrame(
+            [
+                {
+                    "doc_id": self.doc_id,
+                    "page_no": self.page_no,
+                    "image_sha256": "x",
+                    "width_px": 2550,
+                    "height_px": 3300,
+                    "dpi": 300.0,
+                    "text_layer_chars": 0,
+                    "word_source": "ocr",
+                    "blur_score": 1.0,
+                    "quality": quality,
+                }
+            ],
+            schema=PAGES_SCHEMA,
+        )
+
+
+COLS = [1100.0, 1400.0, 1700.0, 2000.0]  # right edges of the value columns
+
+
+def draw_receipts(page: Page, top: float) -> float:
+    """A cat_rows table: spanning "Fiscal year" over three years plus a Total column."""
+    y = top
+    page.centred("Table 3.- Budget Receipts by Source", 1275, y)
+    y += PITCH * 1.2
+    page.centred("(In millions of dollars)", 1275, y)
+    y += PITCH * 1.4
+    page.centred("Fiscal year", (COLS[0] - 180 + COLS[2]) / 2, y)
+    y += PITCH * 1.5
+    page.text("Source", LEFT + 100, y)
+    for x1, head in zip(COLS, ["1950", "1951", "1952", "Total"], strict=True):
+        page.centred(head, x1 - 90, y)
+    y += PITCH * 1.4
+    rows = [
+        ("Individual income tax", 1, ["1,234", "1,300", "(45)", "2,489"]),
+        ("Corporation income tax", 1, ["567 1/", "-", "r612", "1,179"]),
+        ("Total internal revenue", 0, ["1,801", "1,300", "567", "3,668"]),
+        ("Customs", 0, ["-12.5", "1,2", "99*", "86.5"]),
+        ("Total receipts", 0, ["1,788.5", "1,301", "666", "3,755.5"]),
+    ]
+    for label, indent, figures in rows:
+        page.text(label + " " + "." * 6, LEFT + indent * 40, y)
+        for x1, fig in zip(COLS, figures, strict=True):
+            if fig == "1,2":  # OCR cut one figure in two words, closer than a space
+                page._word("1,2", x1 - 5 * CW - 4, y, 95.0)
+                page._word("00", x1 - 2 * CW, y, 95.0)
+            else:
+                page.right(fig, x1, y)
+        y += PITCH
+    page.text("1/ Includes adjustments.", LEFT, y + PITCH * 0.5)
+    return y + PITCH * 2
+
+
+@pytest.fixture()
+def receipts() -> tuple[pl.DataFrame, pl.DataFrame]:
+    page = Page()
+    page.text("Treasury Bulletin", LEFT, 100)
+    draw_receipts(page, 300)
+    return build_tables(page.words(), page.pages())
+
+
+def test_known_grid_comes_back(receipts: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    tables, cells = receipts
+    assert list(tables.schema.items()) == list(TABLES_SCHEMA.items())
+    assert list(cells.schema.items()) == list(TABLE_CELLS_SCHEMA.items())
+    assert tables.height == 1
+    t = tables.row(0, named=True)
+    assert t["title"] == "Table 3.- Budget Receipts by Source"
+    assert t["unit"] == "In millions of dollars" and t["unit_multiplier"] == 1_000_000
+    assert (t["n_rows"], t["n_cols"]) == (5, 4)
+    assert t["col_labels"] == [
+        "Fiscal year / 1950",
+        "Fiscal year / 1951",
+        "Fiscal year / 1952",
+        "Total",
+    ]
+    assert t["quality"] == "clear"
+    labels = cells.group_by("row_idx").agg(pl.col("row_label").first()).sort("row_idx")["row_label"]
+    assert labels.to_list() == [
+        "Individual income tax",
+        "Corporation income tax",
+        "Total internal revenue",
+        "Customs",
+        "Total receipts",
+    ]
+    grid = {(r["row_idx"], r["col_idx"]): r for r in cells.iter_rows(named=True)}
+    assert len(grid) == 20
+    assert grid[(0, 0)]["value_str"] == "1234" and grid[(0, 0)]["col_label"] == "Fiscal year / 1950"
+    assert grid[(0, 2)]["value_str"] == "-45" and grid[(0, 2)]["negative"]
+    assert grid[(1, 0)]["value_str"] == "567" and grid[(1, 0)]["footnote"] == "1/"
+    assert grid[(1, 1)]["is_dash"] and grid[(1, 1)]["value"] == 0.0
+    assert grid[(1, 2)]["revised"] and grid[(1, 2)]["value_str"] == "612"
+    assert grid[(3, 0)]["value_str"] == "-12.5"
+    assert grid[(3, 2)]["footnote"] == "*" and grid[(3, 2)]["value_str"] == "99"
+    assert grid[(4, 3)]["value_str"] == "3755.5" and grid[(4, 3)]["row_label"] == "Total receipts"
+    assert all(grid[(r, c)]["conf"] == 95.0 for r in range(5) for c in range(4))
+
+
+def test_split_figure_tokens_are_joined(receipts: tuple[pl.DataFrame, pl.DataFrame]) -> None:
+    _, cells = receipts
+    cell = cells.filter((pl.col("row_idx") == 3) & (pl.col("col_idx") == 1)).row(0, named=True)
+    assert cell["value_str"] == "1200" and cell["text"] == "1,200"
+
+
+def test_two_tables_on_a_page_and_spanning_group_headers() -> None:
+    page = Page()
+    bottom = draw_receipts(page, 300)
+    y = bottom
+    page.centred("Table 4.- Public Debt by Type", 1275, y)
+    y += PITCH * 1.2
+    page.centred("In billions of dollars", 1275, y)
+    y += PITCH * 1.4
+    # spanning "Marketable" over the first two columns, a rule below it (1.5 pitch)
+    page.centred("Marketable", (COLS[0] - 180 + COLS[1]) / 2, y)
+    y += PITCH * 1.5
+    page.centred("Treasury", COLS[0] - 90, y)
+    y += PITCH
+    page.text("Month", LEFT + 100, y)
+    page.centred("bills", COLS[0] - 90, y)
+    page.centred("Total", COLS[1] - 90, y)
+    page.centred("Savings", COLS[2] - 90, y)
+    page.centred("Total", COLS[3] - 90, y)
+    y += PITCH * 1.4
+    for month, figs in [
+        ("Jan 1951", ["10.5", "20.0", "3.1", "23.1"]),
+        ("Feb 1951", ["11.0", "21.0", "3.2", "24.2"]),
+    ]:
+        page.text(month, LEFT, y)
+        for x1, fig in zip(COLS, figs, strict=True):
+            page.right(fig, x1, y)
+        y += PITCH
+    tables, cells = build_tables(page.words(), page.pages())
+    assert tables["table_no"].to_list() == [0, 1]
+    second = tables.row(1, named=True)
+    assert second["title"] == "Table 4.- Public Debt by Type"
+    assert second["unit_multiplier"] == 1_000_000_000
+    assert second["col_labels"] == [
+        "Marketable / Treasury bills",
+        "Marketable / Total",
+        "Savings",
+        "Total",
+    ]
+    assert (second["n_rows"], second["n_cols"]) == (2, 4)
+    c = cells.filter(pl.col("table_no") == 1).sort("row_idx", "col_idx")
+    assert c["row_label"].unique(maintain_order=True).to_list() == ["Jan 1951", "Feb 1951"]
+    assert c["value_str"].to_list()[:4] == ["10.5", "20.0", "3.1", "23.1"]
+    # the footnote line of the first table is neither a row nor a header of the second
+    assert tables.row(0, named=True)["n_rows"] == 5
+
+
+def test_wrapped_row_label_is_joined() -> None:
+    page = Page()
+    page.centred("Table 9.- Trust Accounts", 1275, 300)
+    page.centred("In thousands of dollars", 1275, 360)
+    page.centred("1950", COLS[0] - 90, 430)
+    page.centred("1951", COLS[1] - 90, 430)
+    y = 500
+    page.text("Federal Old-Age and Survivors", LEFT, y)
+    page.text("Insurance Trust Fund ....", LEFT + 40, y + PITCH)
+    page.right("1,000", COLS[0], y + PITCH)
+    page.right("2,000", COLS[1], y + PITCH)
+    page.text("Railroad retirement", LEFT, y + 2 * PITCH)
+    page.right("300", COLS[0], y + 2 * PITCH)
+    page.right("400", COLS[1], y + 2 * PITCH)
+    tables, cells = build_tables(page.words(), page.pages())
+    assert tables.height == 1 and tables["n_rows"].item() == 2
+    assert tables["unit_multiplier"].item() == 1_000
+    labels = cells.sort("row_idx")["row_label"].unique(maintain_order=True).to_list()
+    assert labels == ["Federal Old-Age and Survivors Insurance Trust Fund", "Railroad retirement"]
+
+
+def test_pages_without_tables_give_empty_frames() -> None:
+    page = Page()
+    page.text("Treasury Bulletin", LEFT, 100)
+    page.text("Contents", LEFT, 200)
+    page.text("Table 1.- Budget Receipts ........ 3", LEFT, 300)
+    page.text("7", 1275, 3000)
+    tables, cells = build_tables(page.words(), page.pages())
+    assert tables.height == 0 and cells.height == 0
+    assert list(tables.schema) == list(TABLES_SCHEMA)
