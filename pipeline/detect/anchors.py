@@ -171,8 +171,14 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
     top = cells.filter(numeric).select(frac.max()).item()
     decimals = min(int(top or 0), MAX_DECIMALS)
     units, dec = _scaled(pl.col("value_str"), decimals)
-    cells = cells.join(tables.select("table_id", "tkey"), on="table_id").with_columns(
-        v=pl.when(numeric).then(units), dec=pl.when(numeric).then(dec).otherwise(0)
+    cells = cells.join(tables.select("table_id", "tkey"), on="table_id").select(
+        *_KEY,
+        "value_str",
+        "is_dash",
+        "row_label",
+        "col_label",
+        v=pl.when(numeric).then(units),
+        dec=pl.when(numeric).then(dec).otherwise(0),
     )
     shape = (
         tables.select("tkey", row_idx=pl.int_ranges(0, pl.col("n_rows").fill_null(0)))
@@ -366,6 +372,7 @@ def _identities(
         # an identity needs a printed total; a blank total cell asserts nothing
         .join(grid.filter("present").select(_KEY), on=_KEY, how="semi")
         .join(tables.select("tkey", "table_id", "doc_id"), on="tkey")
+        .sort("tkey", "axis", "total_line", "cross")
         .with_columns(
             identity_id=pl.format(
                 "{}:{}:{}:r{}c{}", "table_id", "kind", "axis", "row_idx", "col_idx"
@@ -583,7 +590,7 @@ def _assemble(
 ) -> AnchorResult:
     """Shape the three output frames to their schemas."""
     scale = float(10**decimals)
-    identities = ids.sort("tkey", "axis", "total_line", "cross").select(
+    identities = ids.sort("ident").select(
         "identity_id",
         "table_id",
         "kind",
@@ -602,13 +609,13 @@ def _assemble(
     )
     good = membership.filter("holds").select("ident").unique()
     good = pl.concat([good, resolved.select("ident")]).unique()
+    # idents follow the identities' sorted order, so the lists come out stable
     cell_ids = (
-        membership.join(ids.select("ident", "identity_id"), on="ident")
+        membership.select(*_KEY, "ident", "sign")
+        .sort("ident")
+        .join(ids.select("ident", "identity_id"), on="ident", maintain_order="left")
         .group_by(_KEY)
-        .agg(
-            identity_ids=pl.col("identity_id").unique().sort(),
-            is_total=(pl.col("sign") == 1).any(),
-        )
+        .agg(pl.col("identity_id").alias("identity_ids"), is_total=(pl.col("sign") == 1).any())
     )
     confirmed = (
         membership.filter(pl.col("present").fill_null(False))
@@ -620,7 +627,8 @@ def _assemble(
     )
     anchored = (
         pl.concat([confirmed, status.select(_KEY + ["status", "new_v"])])
-        .join(grid, on=_KEY)
+        .join(grid.select(*_KEY, "value_str", "dec", "row_label", "col_label"), on=_KEY)
+        .join(tables.select("tkey", "table_id", "doc_id", "page_no", "table_no"), on="tkey")
         .join(cell_ids, on=_KEY)
         .join(tables.select("tkey", "unit_multiplier", "quality"), on="tkey")
         .with_columns(new_str=_format(pl.col("new_v"), pl.col("dec"), decimals))
