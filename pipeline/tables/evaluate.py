@@ -13,6 +13,7 @@ figure, whether that figure is among the cells of the cited page.
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -33,7 +34,7 @@ class TableScores:
     n_found_tables: int
     n_matched: int
     recall: float  # truth tables found
-    precision: float  # found tables (on truth pages) that are real
+    precision: float  # found tables (in the truth's documents) that are real
     n_cells: int  # truth cells with a printed figure
     cell_accuracy: float  # right figure at the right (row, col); a missed table counts wrong
     cell_accuracy_matched: float  # same, over matched tables only
@@ -94,8 +95,6 @@ def evaluate_tables(
     cells = _score_cells(truth_cells, table_cells, matches, words)
     matched_tables = matches.filter(pl.col("table_id").is_not_null())
     n_truth, n_matched = truth_tables.height, matched_tables.height
-    truth_pages = truth_tables.select("doc_id", "page_no").unique()
-    found_on_truth_pages = found.join(truth_pages, on=["doc_id", "page_no"]).height
     header, rowlab = _label_match(truth_tables, tables, matches, table_cells)
     by_quality = _by_quality(truth_tables, matches, cells)
     matched_cells = cells.filter(pl.col("cause") != "missed_table")
@@ -104,7 +103,7 @@ def evaluate_tables(
         n_found_tables=found.height,
         n_matched=n_matched,
         recall=n_matched / n_truth if n_truth else 0.0,
-        precision=n_matched / found_on_truth_pages if found_on_truth_pages else 0.0,
+        precision=n_matched / found.height if found.height else 0.0,
         n_cells=cells.height,
         cell_accuracy=_mean(cells["correct"]),
         cell_accuracy_matched=_mean(matched_cells["correct"]),
@@ -301,3 +300,112 @@ def _by_quality(
 
 def _mean(series: pl.Series) -> float:
     return float(series.cast(pl.Float64).mean()) if series.len() else 0.0
+
+
+_MONTHS = {calendar.month_name[i].lower(): i for i in range(1, 13)}
+_FRASER = re.compile(r"/(?P<month>[a-z]+)-(?P<year>\d{4})-\d+\?page=(?P<page>\d+)")
+
+OFFICEQA_SCHEMA = {
+    "uid": pl.String,
+    "answer": pl.String,
+    "file_name": pl.String,
+    "page_no": pl.Int32,
+    "doc_found": pl.Boolean,  # the cited volume is among the documents
+    "n_page_cells": pl.Int32,  # numeric table cells on the cited page
+    "match": pl.String,  # exact | scaled | rounded | none | not_a_number
+    "matched_text": pl.String,  # the cell text that matched
+    "in_words": pl.Boolean,  # the figure is among the page's OCR words (null without words)
+}
+
+
+def cited_pages(source_docs: str) -> list[tuple[str, int]]:
+    """(PDF file name, 1-based page) per FRASER link: ``.../january-1941-6529?page=15``."""
+    out = []
+    for m in _FRASER.finditer(source_docs or ""):
+        month = _MONTHS.get(m["month"])
+        if month:
+            out.append((f"treasury_bulletin_{m['year']}_{month:02d}.pdf", int(m["page"])))
+    return out
+
+
+def officeqa_presence(
+    questions: pl.DataFrame,
+    documents: pl.DataFrame,
+    table_cells: pl.DataFrame,
+    words: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Is each question's answer printed among the table cells of the page it cites?
+
+    ``questions`` has the OfficeQA columns ``uid``, ``answer``, ``source_docs`` (FRASER
+    links; ``?page=N`` is the 1-based PDF page). One row per cited page (see
+    ``OFFICEQA_SCHEMA``). ``match`` is ``exact`` (same value), ``scaled`` (the same value
+    in another base: x1,000 or /1,000, e.g. an answer in billions printed in millions),
+    ``rounded`` (a printed figure that rounds to the answer at the answer's precision,
+    in any of those bases), or ``none``. An answer that is a computed figure (a ratio, a
+    difference) is expected to be ``none``; the check is meant for one-figure answers.
+    """
+    docs = dict(zip(documents["file_name"], documents["doc_id"], strict=True))
+    numeric = table_cells.filter(pl.col("is_number"))
+    by_page: dict[tuple[str, int], list[tuple[str, Decimal]]] = {}
+    for doc_id, page_no, text, value_str in numeric.select(
+        "doc_id", "page_no", "text", "value_str"
+    ).iter_rows():
+        by_page.setdefault((doc_id, page_no), []).append((text, Decimal(value_str)))
+    page_words: dict[tuple[str, int], set[Decimal]] = {}
+    if words is not None:
+        for doc_id, page_no, text in words.select("doc_id", "page_no", "text").iter_rows():
+            n = parse_number(text)
+            if n is not None:
+                page_words.setdefault((doc_id, page_no), set()).add(n.decimal.copy_abs())
+    rows = []
+    for q in questions.iter_rows(named=True):
+        answer = _answer_value(q["answer"])
+        for file_name, page_no in cited_pages(q["source_docs"]):
+            doc_id = docs.get(file_name)
+            cells = by_page.get((doc_id, page_no), []) if doc_id else []
+            match, text = ("not_a_number", None) if answer is None else _find(answer, cells)
+            in_words = None
+            if words is not None and doc_id and answer is not None:
+                found = page_words.get((doc_id, page_no), set())
+                in_words = any(answer.copy_abs() * k in found for k in _BASES)
+            rows.append(
+                {
+                    "uid": q["uid"],
+                    "answer": q["answer"],
+                    "file_name": file_name,
+                    "page_no": page_no,
+                    "doc_found": doc_id is not None,
+                    "n_page_cells": len(cells),
+                    "match": match,
+                    "matched_text": text,
+                    "in_words": in_words,
+                }
+            )
+    return pl.DataFrame(rows, schema=OFFICEQA_SCHEMA)
+
+
+_BASES = (Decimal(1), Decimal(1000), Decimal("0.001"))
+
+
+def _answer_value(answer: str) -> Decimal | None:
+    """The figure of an answer like "2,602", "1169.41 million" or "9.89%"."""
+    text = re.sub(r"(?i)\b(million|billion|thousand)s?\b|%|\$", "", answer or "").strip()
+    n = parse_number(text)
+    return n.decimal if n is not None and not n.is_dash else None
+
+
+def _find(answer: Decimal, cells: list[tuple[str, Decimal]]) -> tuple[str, str | None]:
+    target = answer.copy_abs()
+    for text, value in cells:
+        if value.copy_abs() == target:
+            return "exact", text
+    for text, value in cells:
+        if any(value.copy_abs() == target * k for k in _BASES[1:]):
+            return "scaled", text
+    places = max(-target.as_tuple().exponent, 0)
+    quantum = Decimal(1).scaleb(-places)
+    for text, value in cells:
+        for k in _BASES:
+            if value != 0 and (value.copy_abs() / k).quantize(quantum) == target:
+                return "rounded", text
+    return "none", None

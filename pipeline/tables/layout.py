@@ -87,7 +87,7 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
 def page_tables(words: pl.DataFrame, quality: str = "") -> tuple[list[dict], list[dict]]:
     """Tables and cells (as row dicts) of one page's words carrying ``line_idx``."""
     lines = page_lines(words)
-    if not lines:
+    if not lines or _is_contents_page(lines):
         return [], []
     height = float(words.select((pl.col("y1") - pl.col("y0")).median()).item())
     margin = _left_margin(lines)
@@ -101,6 +101,13 @@ def page_tables(words: pl.DataFrame, quality: str = "") -> tuple[list[dict], lis
             tables.append(table)
             cells += table_cells
     return tables, cells
+
+
+def _is_contents_page(lines: list[Line]) -> bool:
+    """A contents page (a "Contents" heading): its page numbers are not a table."""
+    return any(
+        len(ln.text) <= 20 and fuzz.ratio(ln.text.strip().lower(), "contents") >= 85 for ln in lines
+    )
 
 
 def _left_margin(lines: list[Line]) -> float:
@@ -212,7 +219,7 @@ def read_table(
 ) -> tuple[dict | None, list[dict]]:
     """One table's row and its cells: columns, headers, labels, parsed figures."""
     columns = find_columns(block.body, height)
-    if not columns:
+    if not columns or _is_page_listing(block, columns):
         return None, []
     title, unit, multiplier, header_lines = read_preamble(block.preamble, pitch)
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
@@ -249,6 +256,14 @@ def read_table(
     return table, cells
 
 
+def _is_page_listing(block: TableBlock, columns: list[Column]) -> bool:
+    """A contents page: one column of bare page numbers after long titles, not a table."""
+    if len(columns) != 1:
+        return False
+    figures = [c for r in block.body for c in r.values if c.is_number]
+    return all(re.fullmatch(r"\d{1,3}", c.text.strip()) for c in figures)
+
+
 def find_columns(body: list[RowLine], height: float) -> list[Column]:
     """Value columns: clusters of the figures' right edges across body rows."""
     figures = sorted(
@@ -262,6 +277,7 @@ def find_columns(body: list[RowLine], height: float) -> list[Column]:
         if fig[0] - clusters[-1][-1][0] > 0.8 * height:
             clusters.append([])
         clusters[-1].append(fig)
+    clusters = _merge_disjoint(clusters)
     # A column is printed on most rows; a stray figure (OCR junk from a rule) is not.
     support = max(1, min(2, len(body)))
     columns = []
@@ -275,6 +291,23 @@ def find_columns(body: list[RowLine], height: float) -> list[Column]:
                 )
             )
     return columns
+
+
+def _merge_disjoint(clusters: list[list[tuple[float, int, Chunk]]]) -> list[list]:
+    """Join neighbouring clusters that never share a row and overlap horizontally: one
+    column whose footnoted figures ("383.4 1/") end off the common right edge."""
+    merged = [clusters[0]]
+    for cl in clusters[1:]:
+        prev = merged[-1]
+        disjoint = not ({i for _, i, _ in prev} & {i for _, i, _ in cl})
+        overlap = min(c.x1 for _, _, c in cl + prev) > max(
+            min(c.x0 for _, _, c in prev), min(c.x0 for _, _, c in cl)
+        )
+        if disjoint and overlap:
+            merged[-1] = prev + cl
+        else:
+            merged.append(cl)
+    return merged
 
 
 def place_row(row: RowLine, columns: list[Column], height: float) -> tuple[str, dict[int, Chunk]]:

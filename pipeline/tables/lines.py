@@ -17,6 +17,8 @@ import polars as pl
 from pipeline.tables.numbers import ParsedNumber, parse_number
 
 _RULE_CHARS = " |¦[]{}!"
+MIN_WORD_CONF = 35.0  # below this a word without digits is rule noise, not text
+_DASHES = re.compile(r"^[-\u2013\u2014.]+$")
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
 _SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
@@ -124,11 +126,13 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
     for (doc_id, page_no, line_idx), group in words.sort("line_idx", "x0").group_by(
         ["doc_id", "page_no", "line_idx"], maintain_order=True
     ):
-        # Vertical rules read as "|" / "]" carry no text: drop them, keep the rest.
+        # Vertical rules read as "|" / "]" carry no text, and OCR of a horizontal rule
+        # gives letter soup at near-zero confidence: drop both, keep every figure.
         tokens = [
             Chunk(text, r["x0"], r["y0"], r["x1"], r["y1"], r["conf"], 1)
             for r in group.iter_rows(named=True)
             if (text := (r["text"] or "").strip().strip(_RULE_CHARS))
+            and (r["conf"] >= MIN_WORD_CONF or re.search(r"\d", text) or _DASHES.match(text))
         ]
         if tokens:
             lines.append(Line(doc_id, page_no, line_idx, chunk_line(tokens, height)))

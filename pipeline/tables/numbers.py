@@ -163,9 +163,15 @@ def _read_magnitude(s: str, strict: bool = False) -> str | None:
         if not re.fullmatch(r"\d{1,3}(,\d{3})*(\.\d+)?|\d+(\.\d+)?|\.\d+", s):
             return None
         return _canonical(s.replace(",", ""))
-    fixed = _fix_ocr_letters(s)
+    # OCR reads a separator as ";" or ":" (and a comma as "-" between digits, "1-772");
+    # which separator it was is decided by the grouping below.
+    s = re.sub(r"(?<=\d)[;:](?=\d)", "?", s)
+    s = re.sub(r"(?<=\d)-(?=\d{3}(?!\d))", "?", s)
+    fixed = _fix_ocr_letters(s.replace("?", ","))
     if fixed is None:
         return None
+    if "?" in s:
+        fixed = _guess_separator(s, fixed)
     # "1, 234" and "1 234": spaces around or between thousands groups
     fixed = re.sub(r"\s*([,.])\s*", r"\1", fixed)
     if " " in fixed:
@@ -185,6 +191,16 @@ def _read_magnitude(s: str, strict: bool = False) -> str | None:
     if not seps:
         return _canonical(groups[0])
     return _join_groups(groups, seps)
+
+
+def _guess_separator(raw: str, fixed: str) -> str:
+    """A misread separator before exactly three digits is a thousands comma, else a point."""
+    out = list(fixed)
+    for i, ch in enumerate(raw):
+        if ch == "?":
+            tail = re.match(r"\d*", raw[i + 1 :])[0]
+            out[i] = "," if len(tail) == 3 else "."
+    return "".join(out)
 
 
 def _join_groups(groups: list[str], seps: list[str]) -> str | None:
