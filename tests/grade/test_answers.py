@@ -316,3 +316,20 @@ def test_never_raises_on_grader_shaped_noise(pieces: list[str]) -> None:
     assert extraction.rule in RULES
     if extraction.abstained:
         assert extraction.number is None
+
+
+@pytest.mark.real_data
+def test_reads_every_officeqa_dev_answer_back(shared_data) -> None:
+    """The 13 OfficeQA answers, written on an answer line after the cited file, read back
+    as their number; without the label, the amount-shaped ones are still found."""
+    import polars as pl
+
+    questions = pl.read_csv(shared_data / "treasury" / "officeqa_dev_questions.csv")
+    assert questions.height == 13
+    for uid, answer, source in questions.select("uid", "answer", "source_files").iter_rows():
+        expected = Decimal(answer.split()[0].replace(",", "").rstrip("%"))
+        labelled = extract_answer(f"I read page 15 of {source}.\nANSWER: {answer}")
+        assert (labelled.number, labelled.rule) == (expected, RULE_ANSWER_LINE), uid
+        prose = extract_answer(f"Per {source}, the figure is {answer}.")
+        amount_shaped = any(mark in answer for mark in ",.%")
+        assert prose.number == (expected if amount_shaped else None), uid
