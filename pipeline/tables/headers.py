@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from pipeline.tables.lines import Chunk, Line
 
+# Short low-confidence words in a header block are OCR of rules and specks.
+_SHORT_WORD_CONF = 50.0
 _FOOTNOTE_REF = re.compile(r"^\d{1,2}/?$|^\*{1,3}$")
 
 
@@ -48,7 +50,9 @@ def column_paths(
         [
             ch
             for ch in line.chunks
-            if ch.x1 > columns[0].x0 - 0.5 * height and not _FOOTNOTE_REF.match(ch.text.strip())
+            if ch.x1 > columns[0].x0 - 0.5 * height
+            and not _FOOTNOTE_REF.match(ch.text.strip())
+            and not (len(ch.text.strip()) <= 3 and ch.conf < _SHORT_WORD_CONF)
         ]
         for line in header_lines
     ]
@@ -92,13 +96,21 @@ def _own_headers(
     """Each column's own header: phrases over it alone, climbing single-spaced lines."""
     text = [""] * n_cols
     used: set[tuple[int, int]] = set()
-    mids = [(ln.y0 + ln.y1) / 2 for ln in header_lines]
+    tops = [ln.y0 for ln in header_lines]
+    bottoms = [ln.y1 for ln in header_lines]
     for c in range(n_cols):
         parts: list[str] = []
         below = None
         for li in range(len(phrases) - 1, -1, -1):
             hits = [i for i, cover in enumerate(direct[li]) if cover == [c]]
-            if below is not None and (mids[below] - mids[li]) > 1.3 * pitch:
+            # Line distance by tops or by bottoms, whichever is steadier: ascenders
+            # move the top of a line, descenders its bottom.
+            step = (
+                min(tops[below] - tops[li], bottoms[below] - bottoms[li])
+                if below is not None
+                else 0
+            )
+            if step > 1.15 * pitch:
                 break  # a rule or a gap: the spanning tier starts here
             if not hits:
                 if parts:

@@ -166,7 +166,7 @@ def _read_magnitude(s: str, strict: bool = False) -> str | None:
     # OCR reads a separator as ";" or ":" (and a comma as "-" between digits, "1-772");
     # which separator it was is decided by the grouping below.
     s = re.sub(r"(?<=\d)[;:](?=\d)", "?", s)
-    s = re.sub(r"(?<=\d)-(?=\d{3}(?!\d))", "?", s)
+    s = re.sub(r"(?<=\d)-(?=\d{1,3}(?!\d))", "?", s)
     fixed = _fix_ocr_letters(s.replace("?", ","))
     if fixed is None:
         return None
