@@ -173,6 +173,7 @@ class CheckResult:
     missing_sheets: list[str] = field(default_factory=list)
     extra_sheets_kept: list[str] = field(default_factory=list)  # sheets the reference removed
     missing_features: list[str] = field(default_factory=list)  # charts / conditional formats
+    scope_fallback: bool = False
 
     @property
     def n_required(self) -> int:
@@ -191,6 +192,8 @@ class CheckResult:
         if self.verdict is None:
             return "no mechanical check: the reference changes no cell the checker can compare"
         parts = [f"{self.n_ok}/{self.n_required} required cells match"]
+        if self.scope_fallback:
+            parts.append("the answer position holds no reference change; diff_ref's edits used")
         if self.missing_sheets:
             parts.append(f"missing sheets {self.missing_sheets}")
         if self.extra_sheets_kept:
@@ -289,6 +292,11 @@ class RequiredFeature:
         return any(cf.split(" ")[0] == self.label for cf in sheet.conditional_formats)
 
 
+def _input_cell(input_wb: Workbook, req: RequiredCell) -> Cell | None:
+    sheet = input_wb.sheets.get(req.sheet)
+    return sheet.get(req.row, req.col) if sheet else None
+
+
 def _same_content(a: Cell | None, b: Cell | None) -> bool:
     return cell_key(a) == cell_key(b) and (
         formula_signature(a.formula, a.row, a.col) if a else None
@@ -306,6 +314,7 @@ class WorkbookChecker:
     scope: list[ScopeRange] | None = None
     removed_sheets: list[str] = field(default_factory=list)
     features: list[RequiredFeature] = field(default_factory=list)
+    scope_fallback: bool = False  # the answer position was extended by diff_ref's edits
     abs_tol: float = ABS_TOL
     rel_tol: float = REL_TOL
     require_formulas: bool = False
@@ -320,7 +329,7 @@ class WorkbookChecker:
         """Grade ``output``; ``diff_model`` (input -> output) is computed when not given."""
         if diff_model is None:
             diff_model = diff_workbooks(self.input, output)
-        result = CheckResult(verdict=None)
+        result = CheckResult(verdict=None, scope_fallback=self.scope_fallback)
         sheets_needed = {r.sheet for r in self.required}
         result.missing_sheets = sorted(s for s in sheets_needed if s not in output.sheets)
         result.extra_sheets_kept = [s for s in self.removed_sheets if s in output.sheets]
@@ -480,7 +489,13 @@ def build_checker(
                     in_cell = in_sheet.get(row, col) if in_sheet else None
                     style = not _same_style(ref_cell, in_cell)
                     required.append(RequiredCell(rng.sheet, row, col, ref_cell, style))
-    else:
+    scope_fallback = bool(required) and all(
+        _same_content(r.expected, _input_cell(input_wb, r)) and not r.style for r in required
+    )
+    scoped = {(r.sheet, r.row, r.col) for r in required}
+    if scope_fallback or not answer_position:
+        # no answer position, or one where the reference changes nothing (a mislabelled
+        # position): the cells diff_ref changed are the required ones
         for sd in diff_ref.sheets:
             if sd.status == "removed":
                 removed.append(sd.sheet)
@@ -492,6 +507,7 @@ def build_checker(
                 required += [
                     RequiredCell(sd.sheet, r, c, cell)
                     for (r, c), cell in sorted(ref_sheet.cells.items())
+                    if (sd.sheet, r, c) not in scoped
                 ]
                 continue
             in_sheet = input_wb.sheets[sd.before_name or sd.sheet]
@@ -500,6 +516,8 @@ def build_checker(
             for r, c in sorted(set(ref_sheet.cells) | set(in_sheet.cells)):
                 ref_cell, in_cell = ref_sheet.get(r, c), in_sheet.get(r, c)
                 style = not _same_style(ref_cell, in_cell)
+                if (sd.sheet, r, c) in scoped:
+                    continue
                 if style or not _same_content(ref_cell, in_cell):
                     required.append(RequiredCell(sd.sheet, r, c, ref_cell, style))
     features = [
@@ -519,6 +537,7 @@ def build_checker(
         scope=scope,
         removed_sheets=removed,
         features=features,
+        scope_fallback=scope_fallback,
         abs_tol=abs_tol,
         rel_tol=rel_tol,
         require_formulas=require_formulas,
