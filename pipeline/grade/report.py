@@ -34,6 +34,7 @@ _CAUSE_COLOURS = {
     "misread_digit": "#ff7f0e",
     "abstained": "#7f7f7f",
     "no_number": "#bcbd22",
+    "timeout": "#17becf",
     "other_wrong_number": "#1f77b4",
 }
 

@@ -5,7 +5,8 @@ Input is JSONL, one attempt per line::
     {"task_id": "qa-0001", "agent": "opus", "attempt": 1, "response": "... ANSWER: 2,602",
      "seconds": 312.5, "tokens": 48211, "cost": 1.56}
 
-``seconds``, ``tokens`` and ``cost`` are optional. Output is ``verdicts.parquet`` (one row
+``seconds``, ``tokens``, ``cost`` and ``timed_out`` (true when the agent's time limit
+ended the attempt) are optional. Output is ``verdicts.parquet`` (one row
 per graded attempt, :data:`VERDICT_SCHEMA`) and ``problems.parquet`` (every line that was
 not graded and why: malformed JSON, missing field, unknown task id, duplicate attempt).
 Nothing is dropped without a row in one of the two.
@@ -33,6 +34,7 @@ CAUSE_BASE = "base"
 CAUSE_MISREAD = "misread_digit"
 CAUSE_ABSTAINED = "abstained"
 CAUSE_NO_NUMBER = "no_number"
+CAUSE_TIMEOUT = "timeout"
 CAUSE_OTHER = "other_wrong_number"
 CAUSES = (
     CAUSE_KNOWN_WRONG,
@@ -41,6 +43,7 @@ CAUSES = (
     CAUSE_MISREAD,
     CAUSE_ABSTAINED,
     CAUSE_NO_NUMBER,
+    CAUSE_TIMEOUT,
     CAUSE_OTHER,
 )
 
@@ -62,6 +65,7 @@ VERDICT_SCHEMA = {
     "kind": pl.String,
     "quality": pl.String,
     "multi_document": pl.Boolean,
+    "timed_out": pl.Boolean,  # from the responses file; null when not given
 }
 
 PROBLEM_SCHEMA = {
@@ -159,8 +163,9 @@ def read_responses(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any
 
     An attempt needs ``task_id`` and ``agent`` (strings), ``attempt`` (integer) and
     ``response`` (string or null: a null response reads as no number). Optional
-    ``seconds``, ``tokens`` and ``cost`` must be numbers. Lines that break these rules
-    and repeated (task_id, agent, attempt) triples become problem rows.
+    ``seconds``, ``tokens`` and ``cost`` must be numbers, ``timed_out`` a boolean. Lines
+    that break these rules and repeated (task_id, agent, attempt) triples become problem
+    rows.
     """
     path = Path(path)
     if not path.is_file():
@@ -211,6 +216,8 @@ def _parse_attempt(text: str) -> tuple[dict[str, Any], str | None]:
         value = record.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
             return record, f"field {name!r} is not a number"
+    if record.get("timed_out") is not None and not isinstance(record["timed_out"], bool):
+        return record, "field 'timed_out' is not a boolean"
     return record, None
 
 
@@ -226,11 +233,12 @@ def _problem(line: int, record: Mapping[str, Any], problem: str) -> dict[str, An
 
 
 def failure_cause(
-    number: Decimal | None, abstained: bool, task: Mapping[str, Any]
+    number: Decimal | None, abstained: bool, task: Mapping[str, Any], timed_out: bool = False
 ) -> tuple[str, str | None, str | None]:
     """Why a failed attempt failed: ``(cause, detail, known_wrong_family)``.
 
-    In order: abstained; no number; matches a known-wrong answer (within the half-width
+    In order: abstained; no number (``timeout`` when the time limit ended the attempt
+    before it gave one); matches a known-wrong answer (within the half-width
     of the acceptance interval, with that answer's reason); the sign flipped; off by a
     power of 1000 (another base: thousands vs millions); one digit off (a misread digit,
     compared at the finer of the two precisions); any other wrong number.
@@ -238,7 +246,7 @@ def failure_cause(
     if abstained:
         return CAUSE_ABSTAINED, None, None
     if number is None:
-        return CAUSE_NO_NUMBER, None, None
+        return (CAUSE_TIMEOUT if timed_out else CAUSE_NO_NUMBER), None, None
     lo, hi = task_interval(task)
     half_width = (hi - lo) / 2
     for wrong in task.get("known_wrong") or []:
@@ -301,7 +309,9 @@ def grade_responses(
         cause, detail, family = (
             (None, None, None)
             if verdict.passed
-            else failure_cause(verdict.number, verdict.abstained, task)
+            else failure_cause(
+                verdict.number, verdict.abstained, task, bool(attempt.get("timed_out"))
+            )
         )
         rows.append(
             {
@@ -322,6 +332,7 @@ def grade_responses(
                 "kind": task["kind"],
                 "quality": task["quality"],
                 "multi_document": task["multi_document"],
+                "timed_out": attempt.get("timed_out"),
             }
         )
     # strict=False: JSON numbers such as tokens 1500.0 cast to the declared integer type

@@ -17,6 +17,7 @@ from pipeline.grade.runs import (
     CAUSE_NO_NUMBER,
     CAUSE_OTHER,
     CAUSE_SIGN,
+    CAUSE_TIMEOUT,
     PROBLEM_SCHEMA,
     TASK_SCHEMA,
     VERDICT_SCHEMA,
@@ -133,13 +134,15 @@ def test_grade_responses_writes_verdicts_causes_and_problems(qa_release, tmp_pat
         {"task_id": "qa-0000", "agent": "a", "attempt": 1, "response": "ANSWER: 0"},
         {"task_id": "qa-0001", "agent": "b", "attempt": 1, "response": "ANSWER: 1", "cost": "1$"},
         [1, 2],
+        {"task_id": "qa-0001", "agent": "b", "attempt": 7, "response": "", "timed_out": True},
+        {"task_id": "qa-0001", "agent": "b", "attempt": 8, "response": "", "timed_out": "yes"},
     ]
     responses = _write_jsonl(tmp_path / "responses.jsonl", lines)
     run = grade_responses(release, responses, tmp_path / "out")
 
     verdicts = pl.read_parquet(run.paths["verdicts"])
     assert verdicts.schema == pl.Schema(VERDICT_SCHEMA)
-    assert verdicts.height == 5
+    assert verdicts.height == 6
     by_key = {(r["agent"], r["attempt"]): r for r in verdicts.iter_rows(named=True)}
     assert by_key[("a", 1)]["passed"] and by_key[("a", 1)]["cause"] is None
     assert by_key[("a", 1)]["tokens"] == 1500 and by_key[("a", 1)]["cost"] == 0.5
@@ -151,6 +154,9 @@ def test_grade_responses_writes_verdicts_causes_and_problems(qa_release, tmp_pat
     assert by_key[("b", 1)]["cause"] == CAUSE_ABSTAINED and by_key[("b", 1)]["abstained"]
     assert by_key[("b", 2)]["cause"] == CAUSE_NO_NUMBER
     assert by_key[("a", 1)]["kind"] == key["qa-0000"]["kind"]
+    assert by_key[("b", 2)]["timed_out"] is None
+    timed_out = verdicts.filter(pl.col("timed_out").fill_null(False))
+    assert timed_out["cause"].to_list() == [CAUSE_TIMEOUT]
 
     problems = pl.read_parquet(run.paths["problems"])
     assert problems.schema == pl.Schema(PROBLEM_SCHEMA)
@@ -161,6 +167,7 @@ def test_grade_responses_writes_verdicts_causes_and_problems(qa_release, tmp_pat
     assert reasons[9] == "duplicate attempt (first at line 1)"
     assert reasons[10] == "field 'cost' is not a number"
     assert reasons[11] == "a JSON list, not an object"
+    assert reasons[13] == "field 'timed_out' is not a boolean"
     # every non-empty line is either a verdict or a problem
     assert verdicts.height + problems.height == len(lines)
     assert problems.filter(pl.col("line") == 6)["task_id"].item() == "qa-9999"
