@@ -351,3 +351,22 @@ def grade_responses(
         problems=problem_frame,
         paths=paths,
     )
+
+
+def load_grade_run(grading_dir: Path, release_dir: Path, split: str = "test") -> GradeRun:
+    """A grading folder written by :func:`grade_responses`, read back to re-render its report."""
+    grading_dir = Path(grading_dir)
+    verdicts = _read_checked(grading_dir / "verdicts.parquet", VERDICT_SCHEMA)
+    problems_path = grading_dir / "problems.parquet"
+    problems = (
+        _read_checked(problems_path, PROBLEM_SCHEMA)
+        if problems_path.is_file()
+        else pl.DataFrame(schema=PROBLEM_SCHEMA)
+    )
+    return GradeRun(
+        release_dir=Path(release_dir),
+        responses=grading_dir / "verdicts.parquet",
+        tasks=load_release_tasks(release_dir, split),
+        verdicts=verdicts,
+        problems=problems,
+    )

@@ -1,0 +1,236 @@
+"""``ledgerforge``: build, inspect, audit and grade LedgerForge releases.
+
+The CLI has no Dagster import: ``ledgerforge build`` runs the documented Dagster command
+(``dagster asset materialize -m assets.definitions --select '*'``) as a subprocess, so the
+CLI and the Dagster UI share one code path and one run history.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pipeline.config import REPO_ROOT, data_paths
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__.split("\n\n")[0])
+console = Console()
+
+
+def _fail(message: str, code: int = 1) -> None:
+    console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+@app.command()
+def synth(
+    out: Path = typer.Option(None, help="Output folder (default: <data>/corpus/scans)."),
+    seed: int = typer.Option(7, help="Generator seed."),
+    volumes: int = typer.Option(None, help="Number of volumes (default: the default corpus)."),
+    tables_per_volume: int = typer.Option(None, help="Tables per volume."),
+    workers: int = typer.Option(1, help="Rendering processes."),
+) -> None:
+    """Generate a scanned-statement corpus with its ground truth (seeded, deterministic)."""
+    from pipeline.synth.scans import DEFAULT_PARAMS, default_corpus, generate_scans
+
+    out = out or data_paths().corpus / "scans"
+    if volumes is None and tables_per_volume is None and seed == 7:
+        corpus = default_corpus(out, progress=True)
+    else:
+        corpus = generate_scans(
+            out,
+            seed=seed,
+            volumes=volumes or int(DEFAULT_PARAMS["volumes"]),
+            tables_per_volume=tables_per_volume or int(DEFAULT_PARAMS["tables_per_volume"]),
+            workers=workers,
+            progress=True,
+        )
+    console.print(
+        f"{len(corpus.pdfs)} volumes in {corpus.root}; ground truth in {corpus.truth_dir}"
+    )
+
+
+@app.command()
+def build(
+    scans: str = typer.Option(
+        "", help="Scanned corpora name=path[,name=path] (default: the generated corpus)."
+    ),
+    data_root: Path = typer.Option(None, help="Data root (default: LEDGERFORGE_DATA or data/)."),
+    text_layer: str = typer.Option("", help="Text-layer policy: auto | ignore | require."),
+    select: str = typer.Option("*", help="Dagster asset selection."),
+) -> None:
+    """Materialize the asset graph with Dagster (run history under <data>/dagster_home)."""
+    env = dict(os.environ)
+    paths = data_paths(data_root)
+    env["LEDGERFORGE_DATA"] = str(paths.root)
+    if scans:
+        env["LEDGERFORGE_SCANS"] = scans
+    if text_layer:
+        env["LEDGERFORGE_TEXT_LAYER"] = text_layer
+    env.setdefault("DAGSTER_HOME", str(paths.dagster_home))
+    Path(env["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
+    env.setdefault("OMP_THREAD_LIMIT", "1")
+    cmd = [
+        sys.executable,
+        "-m",
+        "dagster",
+        "asset",
+        "materialize",
+        "-m",
+        "assets.definitions",
+        "--select",
+        select,
+    ]
+    console.print(f"[bold]running[/bold] {' '.join(cmd[2:])}  (DAGSTER_HOME={env['DAGSTER_HOME']})")
+    code = subprocess.run(cmd, cwd=REPO_ROOT, env=env).returncode
+    if code:
+        _fail(f"dagster run failed with exit status {code}", code)
+    _print_status(paths.root)
+    releases = (
+        sorted(p for p in paths.releases.glob("*") if p.is_dir()) if paths.releases.exists() else []
+    )
+    if releases:
+        console.print(f"[green]release:[/green] {max(releases, key=lambda p: p.stat().st_mtime)}")
+
+
+def _print_status(root: Path) -> None:
+    from pipeline.store import Warehouse
+
+    wh = Warehouse(data_paths(root))
+    table = Table(title=f"warehouse {wh.root}")
+    table.add_column("asset")
+    table.add_column("parts", justify="right")
+    table.add_column("rows", justify="right")
+    if wh.root.exists():
+        import pyarrow.parquet as pq
+
+        for folder in sorted(p for p in wh.root.iterdir() if p.is_dir()):
+            parts = wh.parts(folder.name)
+            rows = sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
+            table.add_row(folder.name, str(len(parts)), f"{rows:,}")
+    console.print(table)
+    if wh.exists("quarantine"):
+        q = wh.read("quarantine")
+        if len(q):
+            console.print(f"[yellow]quarantined inputs ({len(q)}):[/yellow]")
+            for stage, path, reason in q.select("stage", "path", "reason").iter_rows():
+                console.print(f"  [{stage}] {path}: {reason}")
+
+
+@app.command()
+def status(data_root: Path = typer.Option(None, help="Data root.")) -> None:
+    """Row counts of every warehouse table and the quarantine."""
+    _print_status(data_paths(data_root).root)
+
+
+@app.command()
+def audit(
+    release_dir: Path = typer.Argument(..., exists=True, file_okay=False, help="A release folder."),
+    data_root: Path = typer.Option(None, help="Data root whose warehouse the oracles read."),
+    workers: int = typer.Option(0, help="Sandbox workers (0 = one per core)."),
+) -> None:
+    """Verify a release's manifest and rerun every oracle; non-zero exit on any mismatch."""
+    from pipeline.publish.audit import audit_release
+
+    report = audit_release(
+        release_dir, data_paths(data_root).warehouse, workers=workers or None, progress=True
+    )
+    console.print(report.render(), markup=False, highlight=False)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def grade(
+    release_dir: Path = typer.Argument(..., exists=True, file_okay=False, help="A release folder."),
+    responses: Path = typer.Argument(..., exists=True, dir_okay=False, help="Responses JSONL."),
+    out: Path = typer.Option(Path("grading"), help="Output folder for verdicts and the report."),
+    split: str = typer.Option("test", help="test (private keys) or dev (worked examples)."),
+) -> None:
+    """Grade agent responses against a release: verdicts, metrics and an HTML report."""
+    from pipeline.grade import grade_responses, write_report
+
+    run = grade_responses(release_dir, responses, out, split=split)
+    paths = write_report(run, out)
+    console.print(f"graded {len(run.verdicts)} attempts; report: {paths.get('html')}")
+
+
+@app.command()
+def report(
+    grading_dir: Path = typer.Argument(
+        ..., exists=True, file_okay=False, help="Output of `ledgerforge grade`."
+    ),
+    release_dir: Path = typer.Option(
+        ..., exists=True, file_okay=False, help="The release that was graded."
+    ),
+) -> None:
+    """Re-render the Markdown/HTML report of a grading folder."""
+    from pipeline.grade import write_report
+    from pipeline.grade.runs import load_grade_run
+
+    paths = write_report(load_grade_run(grading_dir, release_dir), grading_dir)
+    console.print(f"report: {paths.get('html')}")
+
+
+@app.command()
+def judge(
+    cases: Path = typer.Argument(
+        ..., exists=True, help="Cases JSON/JSONL, or a SpreadsheetBench folder."
+    ),
+    out: Path = typer.Option(Path("judgements"), help="Output folder."),
+    labels: Path = typer.Option(None, help="Human labels (CSV/JSONL) to report agreement against."),
+    screenshots: bool = typer.Option(False, help="Render sheet screenshots with LibreOffice."),
+) -> None:
+    """Judge output workbooks against references (deterministic checker backend)."""
+    from pipeline.grade.workbooks import (
+        agreement,
+        judge_batch,
+        load_human_labels,
+        spreadsheetbench_cases,
+    )
+
+    source = spreadsheetbench_cases(cases) if cases.is_dir() else cases
+    frame = judge_batch(source, out, screenshots=screenshots)
+    passed = int(frame["verdict"].sum() or 0)
+    console.print(f"judged {len(frame)} cases: {passed} pass; see {out / 'judgements.md'}")
+    if labels:
+        console.print(agreement(frame, load_human_labels(labels)))
+
+
+@app.command()
+def release(
+    version: str = typer.Argument(..., help="Release version, e.g. 2026.11.0."),
+    data_root: Path = typer.Option(None, help="Data root."),
+) -> None:
+    """Publish the validated ``tasks`` of the warehouse as an immutable release."""
+    from pipeline.publish.release import ReleaseExists, publish_release
+    from pipeline.store import Warehouse
+
+    paths = data_paths(data_root)
+    wh = Warehouse(paths)
+    try:
+        target = publish_release(wh.read("tasks"), wh.read("drafts"), paths.releases, version)
+    except ReleaseExists as exc:
+        _fail(str(exc))
+    console.print(f"[green]release:[/green] {target}")
+
+
+@app.command()
+def push(
+    release_dir: Path = typer.Argument(..., exists=True, file_okay=False),
+    repo_id: str = typer.Argument(..., help="Hugging Face dataset repo, e.g. org/ledgerforge-qa."),
+    include_private: bool = typer.Option(False, help="Also upload private/ (the answer keys)."),
+) -> None:
+    """Upload a release to the Hugging Face Hub (token from HF_TOKEN)."""
+    from pipeline.publish.hub import push_release
+
+    console.print(push_release(release_dir, repo_id, include_private=include_private))
+
+
+if __name__ == "__main__":
+    app()
