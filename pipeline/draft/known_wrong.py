@@ -34,7 +34,7 @@ MISREADS_PER_INPUT = 2
 class Slip:
     """A wrong answer before rounding, with the reason a reader would give it."""
 
-    value: Decimal
+    value: Decimal | None  # None: the slip leaves the formula undefined
     reason: str
 
 
@@ -45,11 +45,14 @@ class WrongContext:
     archive: Archive
     tables: dict[str, StatementTable]
 
-    def with_input(self, index: int, value: Decimal) -> Decimal:
-        """The task's formula with input ``index`` replaced by ``value``."""
+    def with_input(self, index: int, value: Decimal) -> Decimal | None:
+        """The task's formula with input ``index`` replaced; None when it is undefined."""
         values = [f.value for f in self.spec.inputs]
         values[index] = value
-        return FORMULAS[self.spec.formula].evaluate(values)
+        try:
+            return FORMULAS[self.spec.formula].evaluate(values)
+        except (ArithmeticError, ValueError):
+            return None  # e.g. a slipped base of zero: no answer to propose
 
 
 FamilyFn = Callable[[WrongContext], Iterator[Slip]]

@@ -69,7 +69,8 @@ def known_wrong_answers(spec: TaskSpec, archive: Archive, key: Decimal) -> list[
     for family, propose in KNOWN_WRONG_FAMILIES.items():
         kept = 0
         for slip in propose(ctx):
-            wrong = evaluate("value", [slip.value], spec.places) if slip.value.is_finite() else None
+            finite = slip.value is not None and slip.value.is_finite()
+            wrong = evaluate("value", [slip.value], spec.places) if finite else None
             # a slip that rounds to the key is not wrong at the asked precision
             if wrong is None or lo <= wrong <= hi or wrong in seen:
                 continue
