@@ -89,9 +89,10 @@ def parse_tsv(tsv: str) -> pl.DataFrame:
         separator="\t",
         quote_char=None,  # a word may be a lone '"'
         infer_schema=False,
-        missing_utf8_is_empty_string=True,
     )
-    words = raw.filter((pl.col("level") == "5") & (pl.col("text").str.strip_chars() != ""))
+    words = raw.filter(
+        (pl.col("level") == "5") & (pl.col("text").fill_null("").str.strip_chars() != "")
+    )
     ints = ["block_num", "par_num", "line_num", "left", "top", "width", "height"]
     words = words.with_columns([pl.col(c).cast(pl.Int64) for c in ints]).with_columns(
         pl.col("conf").cast(pl.Float64)
