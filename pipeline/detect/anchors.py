@@ -681,7 +681,8 @@ def evaluate_anchors(
     - ``recall``: true cells taking part in a true identity that are anchored with
       their true value;
     - ``misprint_flagged``: misprinted cells marked contradicted with the true value
-      implied;
+      implied; ``misprint_flagged_pinnable`` the same over misprints whose cell sits
+      in two true identities (the only ones a total can pin to one cell);
     - ``repairs`` / ``repairs_correct``: applied OCR repairs and how many give the
       true value;
     - ``identity_recall``: true identities whose total cell heads a found identity
@@ -724,6 +725,22 @@ def evaluate_anchors(
         on=place,
         how="semi",
     )
+    # a misprint can only be pinned when its cell sits in two identities (row and
+    # column, or subtotal and total); alone in one, any member could be the wrong one
+    crossed = (
+        pl.concat(
+            [
+                ids.select(*table_key, row_idx="total_row_idx", col_idx="total_col_idx"),
+                ids.select(*table_key, row_idx="member_rows", col_idx="member_cols")
+                .explode("row_idx", "col_idx", empty_as_null=False)
+                .with_columns(pl.col("row_idx", "col_idx").cast(pl.Int32)),
+            ]
+        )
+        .group_by(place)
+        .len()
+        .filter(pl.col("len") >= 2)
+    )
+    pinnable = misprints.join(crossed, on=place, how="semi")
     repaired = anchored.filter(pl.col("status") == "repaired")
     found = (
         # table_id is f"{doc_id}:{page_no}:{table_no}" (pipeline.tables.schemas)
@@ -769,6 +786,10 @@ def evaluate_anchors(
         "recall": share(len(hits), len(in_identity)),
         "misprints": len(misprints),
         "misprint_flagged": share(len(flagged), len(misprints)),
+        "misprints_pinnable": len(pinnable),
+        "misprint_flagged_pinnable": share(
+            len(flagged.join(pinnable, on=place, how="semi")), len(pinnable)
+        ),
         "repairs": len(repaired),
         "repairs_correct": int(repaired["correct"].sum()),
         "identities_true": len(ids),
