@@ -166,6 +166,8 @@ def main() -> None:
     api.load_warehouse()
     gc.collect()
     facades = build_facades()
+    # Keep the collector off the warm objects, so children do not copy their pages.
+    gc.freeze()
     scratch = tempfile.mkdtemp(prefix="ledgerforge-oracles-")
     os.chmod(scratch, 0o755)
     out = sys.stdout
