@@ -209,6 +209,8 @@ def run_oracles(
     restricted builtins and import facades (never for real oracles: it exists so
     tests can show the operating-system layer holds on its own).
     """
+    if not Path(warehouse).is_dir():
+        raise SandboxError(f"warehouse folder {warehouse} does not exist")
     results: dict[str, OracleResult] = {}
     pending: deque[tuple[str, str]] = deque()
     for task_id, source in oracles.items():

@@ -308,3 +308,48 @@ def _our_worker(pid: str) -> bool:
     except (OSError, ValueError, IndexError):
         return False
     return b"oracles._worker" in cmd and ppid == os.getpid()
+
+
+def test_missing_warehouse_is_refused(tmp_path):
+    with pytest.raises(sandbox.SandboxError, match="does not exist"):
+        run_oracles({"t": GOOD}, tmp_path / "nowhere", progress=False)
+
+
+def test_socket_patch_when_no_network_namespace_is_allowed(tmp_path, monkeypatch):
+    # Where unshare(CLONE_NEWNET) is refused, socket creation itself is taken away.
+    import ctypes
+
+    from oracles import _child
+
+    real_cdll = ctypes.CDLL
+
+    class NoUnshare:
+        def __init__(self, *args, **kwargs):
+            self.libc = real_cdll(*args, **kwargs)
+
+        def unshare(self, flags):
+            return -1
+
+        def __getattr__(self, name):
+            return getattr(self.libc, name)
+
+    monkeypatch.setattr(_child.ctypes, "CDLL", NoUnshare)
+    root = tmp_path / "root"
+    root.mkdir(mode=0o555)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the forked child
+        try:
+            applied = _child.isolate(_child.Limits(), str(root))
+            try:
+                socket.socket()
+                blocked = False
+            except PermissionError:
+                blocked = True
+            os.write(write_fd, f"{applied['network']} {blocked}".encode())
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    os.waitpid(pid, 0)
+    with os.fdopen(read_fd) as f:
+        assert f.read() == "socket-patch True"
