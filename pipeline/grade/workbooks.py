@@ -279,9 +279,16 @@ def render_prompt(case: JudgeCase, evidence: Evidence) -> str:
 
 
 def gather_evidence(
-    case: JudgeCase, screenshots_dir: Path | None = None, convert_dir: Path | None = None
+    case: JudgeCase,
+    screenshots_dir: Path | None = None,
+    convert_dir: Path | None = None,
+    recalculate: bool = True,
 ) -> tuple[dict[str, Workbook], Evidence]:
-    """Read the case's workbooks and build diffs, snapshots, screenshots and the prompt."""
+    """Read the case's workbooks and build diffs, snapshots, screenshots and the prompt.
+
+    ``recalculate`` lets LibreOffice compute formulas saved without a value (agents
+    often write workbooks with openpyxl), so they are graded on what they compute.
+    """
     if case.task_kind not in TASK_KINDS:
         raise ValueError(f"case {case.case_id}: unknown task kind {case.task_kind!r}")
     evidence = Evidence()
@@ -295,7 +302,7 @@ def gather_evidence(
         ("output", case.output_path),
     ):
         if path is not None:
-            workbooks[role] = read_workbook(path, convert_dir=convert_dir)
+            workbooks[role] = read_workbook(path, convert_dir=convert_dir, recalculate=recalculate)
     if "reference" not in workbooks or "output" not in workbooks:
         raise ValueError(f"case {case.case_id}: needs a reference and an output workbook")
     base = workbooks.get("input") or _empty_workbook("(no input)")
@@ -353,7 +360,9 @@ class CheckerJudge:
         convert_dir: Path | None = None,
         abs_tol: float = 0.005,
         require_formulas: bool = False,
+        recalculate: bool = True,
     ):
+        self.recalculate = recalculate
         self.screenshots_dir = screenshots_dir
         self.convert_dir = convert_dir
         self.abs_tol = abs_tol
@@ -361,7 +370,9 @@ class CheckerJudge:
 
     def judge(self, case: JudgeCase) -> Judgement:
         try:
-            workbooks, evidence = gather_evidence(case, self.screenshots_dir, self.convert_dir)
+            workbooks, evidence = gather_evidence(
+                case, self.screenshots_dir, self.convert_dir, self.recalculate
+            )
         except Exception as exc:  # the verdict records the failure; the batch goes on
             return Judgement(
                 case.case_id,

@@ -25,7 +25,7 @@ import tempfile
 import uuid
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import openpyxl
@@ -168,6 +168,7 @@ class Workbook:
     source_format: str
     sheets: dict[str, Sheet]
     converted_path: Path | None = None
+    recalculated: int = 0  # formula values LibreOffice computed because none were cached
 
     @property
     def sheet_names(self) -> list[str]:
@@ -426,16 +427,64 @@ def _read_sheets(path: Path) -> dict[str, Sheet]:
     return sheets
 
 
+def fill_uncached_values(wb: Workbook, timeout: float = SOFFICE_TIMEOUT_S) -> int:
+    """Compute the formulas that carry no cached value (files written by openpyxl and
+    similar tools) by a LibreOffice round trip; returns how many got a value.
+
+    Only the missing values are taken from LibreOffice: formulas and cached values
+    Excel wrote stay as they are. A function LibreOffice lacks yields an error value.
+    """
+    missing = [
+        (s.name, key)
+        for s in wb.sheets.values()
+        for key, c in s.cells.items()
+        if c.formula and c.value is None
+    ]
+    if not missing:
+        return 0
+    source = wb.converted_path or wb.path
+    with tempfile.TemporaryDirectory(prefix="lf-recalc-") as tmp:
+        calc = convert_with_soffice(source, Path(tmp), "xlsx", timeout)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            values = openpyxl.load_workbook(calc, data_only=True)
+        filled = 0
+        for name, (row, col) in missing:
+            if name not in values.sheetnames:
+                continue
+            vcell = values[name].cell(row=row, column=col)
+            if vcell.value is None:
+                continue
+            old = wb.sheets[name].cells[(row, col)]
+            kind = cell_type(vcell.value, vcell.data_type)
+            wb.sheets[name].cells[(row, col)] = replace(old, value=vcell.value, type=kind)
+            filled += 1
+        values.close()
+    wb.recalculated = filled
+    return filled
+
+
 def read_workbook(
-    path: str | Path, convert_dir: str | Path | None = None, timeout: float = SOFFICE_TIMEOUT_S
+    path: str | Path,
+    convert_dir: str | Path | None = None,
+    timeout: float = SOFFICE_TIMEOUT_S,
+    recalculate: bool = False,
 ) -> Workbook:
     """Read an .xlsx/.xlsm (or an .xls through LibreOffice) into a :class:`Workbook`.
 
     ``convert_dir`` keeps the converted .xlsx of an .xls (named by the sha256 of the
     original bytes, so a second read reuses it); without it a temporary folder is used
-    and the converted file is discarded. Raises :class:`WorkbookError` naming the file.
+    and the converted file is discarded. ``recalculate`` computes formulas that have no
+    cached value (see :func:`fill_uncached_values`). Raises :class:`WorkbookError`
+    naming the file.
     """
-    path = Path(path)
+    wb = _read_workbook(Path(path), convert_dir, timeout)
+    if recalculate:
+        fill_uncached_values(wb, timeout)
+    return wb
+
+
+def _read_workbook(path: Path, convert_dir: str | Path | None, timeout: float) -> Workbook:
     if not path.is_file():
         raise WorkbookError(f"{path}: no such file")
     data = path.read_bytes()
@@ -452,6 +501,7 @@ def read_workbook(
         return Workbook(path, sha, "xls", sheets, converted_path=cached)
     with tempfile.TemporaryDirectory(prefix="lf-xls-") as tmp:
         produced = convert_xls(path, Path(tmp), timeout)
+        # LibreOffice stores every formula result, so nothing is left to recalculate
         return Workbook(path, sha, "xls", _read_sheets(produced))
 
 
