@@ -1,0 +1,12 @@
+"""Synthetic default corpora with ground truth (scanned statement bulletins, malformed PDFs)."""
+
+from pipeline.synth.malformed import write_malformed_pdfs
+from pipeline.synth.scans import DEFAULT_PARAMS, ScanCorpus, default_corpus, generate_scans
+
+__all__ = [
+    "DEFAULT_PARAMS",
+    "ScanCorpus",
+    "default_corpus",
+    "generate_scans",
+    "write_malformed_pdfs",
+]

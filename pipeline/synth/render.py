@@ -1,0 +1,321 @@
+"""Drawing bulletin pages as scanned images.
+
+Pages are drawn with Pillow at 300 dpi in grayscale (text is crisp there), then
+degraded the way a microfilm scan is: slight skew, downsampling to the page's
+scan resolution, gaussian blur and sensor noise. The fonts are the DejaVu TTFs
+that matplotlib ships, so rendering needs no system fonts and is identical on
+every machine.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+from scipy import ndimage
+
+from pipeline.synth.statements import StatementTable
+
+HI_DPI = 300
+PAGE_W_PT, PAGE_H_PT = 612, 792  # US letter
+PAGE_W, PAGE_H = PAGE_W_PT * HI_DPI // 72, PAGE_H_PT * HI_DPI // 72
+MARGIN = int(0.75 * HI_DPI)
+CONTENT_W = PAGE_W - 2 * MARGIN
+BODY_TOP = int(0.95 * HI_DPI)
+BODY_BOTTOM = PAGE_H - int(0.8 * HI_DPI)
+TABLE_GAP = int(0.35 * HI_DPI)
+BODY_PT = 11.0  # clear pages OCR nearly perfectly at this size
+BLUR_RANGE = {150: (0.7, 0.95), 120: (0.65, 0.9), 100: (0.7, 1.0), 80: (0.9, 1.3), 60: (1.1, 1.6)}
+MIN_BODY_PT = 8.0
+
+FONT_DIR = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+SERIF = "DejaVuSerif.ttf"
+SERIF_BOLD = "DejaVuSerif-Bold.ttf"
+
+
+@lru_cache(maxsize=64)
+def font(name: str, pt: float) -> ImageFont.FreeTypeFont:
+    """A DejaVu font at ``pt`` points on the 300 dpi canvas."""
+    return ImageFont.truetype(str(FONT_DIR / name), size=round(pt * HI_DPI / 72))
+
+
+def _wrap(text: str, fnt: ImageFont.FreeTypeFont, width: float) -> list[str]:
+    """Greedy word wrap; a single word wider than ``width`` stays on its own line."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and fnt.getlength(f"{lines[-1]} {word}") <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+@dataclass
+class TableBlock:
+    """One statement table laid out at a font size: column geometry and height."""
+
+    table: StatementTable
+    pt: float
+    label_w: int = 0
+    col_w: list[int] = field(default_factory=list)
+    gap: int = 0
+    leaf_lines: list[list[str]] = field(default_factory=list)
+    spans: list[tuple[int, int, list[str]]] = field(default_factory=list)  # first, last, lines
+    stub_lines: list[str] = field(default_factory=list)
+    span_tier: int = 0  # header lines taken by spanning headers
+    header_lines: int = 0
+    height: int = 0
+
+    @classmethod
+    def fit(cls, table: StatementTable) -> TableBlock:
+        """Lay the table out at the largest font size (<= BODY_PT) that fits the width."""
+        pt = BODY_PT
+        while True:
+            block = cls(table, pt)
+            if block._layout() or pt <= MIN_BODY_PT:
+                return block
+            pt -= 0.5
+
+    @property
+    def lh(self) -> int:
+        return round(self.pt * HI_DPI / 72 * 1.45)
+
+    @property
+    def body(self) -> ImageFont.FreeTypeFont:
+        return font(SERIF, self.pt)
+
+    @property
+    def note(self) -> ImageFont.FreeTypeFont:
+        return font(SERIF, self.pt - 1.5)
+
+    @property
+    def indent_px(self) -> int:
+        return round(self.body.getlength("MM"))
+
+    def _layout(self) -> bool:
+        """Compute column widths and height; False when the table is wider than the page."""
+        t, f = self.table, self.body
+        n = len(t.col_paths)
+        num_w = [
+            max(f.getlength(t.cells[r][c].text) for r in range(len(t.cells))) for c in range(n)
+        ]
+        min_w = f.getlength("0,000,000")
+        self.leaf_lines, self.col_w = [], []
+        for c, path in enumerate(t.col_paths):
+            words = max(f.getlength(w) for w in path[-1].split())
+            width = max(num_w[c], words, min_w * 0.8)
+            self.leaf_lines.append(_wrap(path[-1], f, width))
+            self.col_w.append(round(width))
+        label_w = max(
+            ind * self.indent_px + f.getlength(lb)
+            for lb, ind in zip(t.row_labels, t.row_indents, strict=True)
+        )
+        self.stub_lines = _wrap(
+            t.spec.stub_head
+            if t.spec.orientation == "cat_rows"
+            else ("Fiscal year" if t.spec.period_kind == "fy" else "Month"),
+            f,
+            max(label_w, f.getlength("Fiscal year")),
+        )
+        self.label_w = round(max(label_w, f.getlength("Fiscal year")))
+        base_gap = round(f.getlength("MM"))
+        natural = self.label_w + sum(self.col_w) + base_gap * n
+        if natural > CONTENT_W:
+            return False
+        # Spread spare width over the column gaps (wide gutters, as in the printed bulletins).
+        spare = CONTENT_W - natural
+        self.gap = base_gap + min(spare // max(n, 1), 3 * base_gap)
+        self.label_w += CONTENT_W - (self.label_w + sum(self.col_w) + self.gap * n)
+        self.spans = []
+        c = 0
+        while c < n:
+            path = t.col_paths[c]
+            if len(path) == 2:
+                last = c
+                while (
+                    last + 1 < n
+                    and len(t.col_paths[last + 1]) == 2
+                    and t.col_paths[last + 1][0] == path[0]
+                ):
+                    last += 1
+                span_w = sum(self.col_w[c : last + 1]) + self.gap * (last - c)
+                self.spans.append((c, last, _wrap(path[0], f, span_w)))
+                c = last + 1
+            else:
+                c += 1
+        span_tier = max((len(s[2]) for s in self.spans), default=0)
+        leaf_tier = max(max(len(x) for x in self.leaf_lines), len(self.stub_lines))
+        self.header_lines = span_tier + leaf_tier
+        self.span_tier = span_tier
+        note_lh = round(self.lh * 0.85)
+        self.height = (
+            round(self.lh * 1.2)  # title
+            + self.lh  # unit line
+            + self.lh // 3
+            + self.header_lines * self.lh
+            + self.lh // 2 * (1 if span_tier else 0)
+            + self.lh // 2
+            + len(t.cells) * self.lh
+            + self.lh // 3
+            + len(t.footnote_lines) * note_lh
+        )
+        return True
+
+    def col_right(self, left: int, c: int) -> int:
+        """Right edge (pixels) of value column ``c`` for a table starting at ``left``."""
+        return left + self.label_w + sum(self.col_w[: c + 1]) + self.gap * (c + 1)
+
+    def draw(self, draw: ImageDraw.ImageDraw, top: int) -> tuple[int, int, int, int]:
+        """Draw the table with its top at ``top``; return its pixel box (x0, y0, x1, y1)."""
+        t, f, lh = self.table, self.body, self.lh
+        left, right = MARGIN, MARGIN + CONTENT_W
+        title_f = font(SERIF_BOLD, self.pt + 0.5)
+        y = top
+        draw.text(((left + right) / 2, y), t.title, font=title_f, fill=0, anchor="ma")
+        y += round(lh * 1.2)
+        draw.text(((left + right) / 2, y), t.unit, font=f, fill=0, anchor="ma")
+        y += lh + lh // 3
+        rule = max(2, lh // 18)
+        draw.line([(left, y - lh // 6), (right, y - lh // 6)], fill=0, width=rule)
+        header_top = y
+        for first, last, lines in self.spans:
+            x0 = self.col_right(left, first) - self.col_w[first]
+            x1 = self.col_right(left, last)
+            offset = (self.span_tier - len(lines)) * lh
+            for i, text in enumerate(lines):
+                draw.text(
+                    ((x0 + x1) / 2, header_top + offset + i * lh), text, font=f, fill=0, anchor="ma"
+                )
+            uy = header_top + self.span_tier * lh + lh // 8
+            draw.line([(x0, uy), (x1, uy)], fill=0, width=max(1, rule // 2))
+        bottom = header_top + self.header_lines * lh + (lh // 2 if self.span_tier else 0)
+        for c, lines in enumerate(self.leaf_lines):
+            cx = self.col_right(left, c) - self.col_w[c] / 2
+            start = bottom - len(lines) * lh
+            if len(t.col_paths[c]) == 1:
+                start = max(start, header_top)
+            for i, text in enumerate(lines):
+                draw.text((cx, start + i * lh), text, font=f, fill=0, anchor="ma")
+        stub_x = left + self.label_w / 2 - self.gap / 2
+        for i, text in enumerate(self.stub_lines):
+            stub_y = bottom - (len(self.stub_lines) - i) * lh
+            draw.text((stub_x, stub_y), text, font=f, fill=0, anchor="ma")
+        y = bottom + lh // 6
+        draw.line([(left, y), (right, y)], fill=0, width=rule)
+        y += lh // 3
+        for r, row in enumerate(t.cells):
+            x = left + t.row_indents[r] * self.indent_px
+            draw.text((x, y), t.row_labels[r], font=f, fill=0, anchor="la")
+            for c, cell in enumerate(row):
+                draw.text((self.col_right(left, c), y), cell.text, font=f, fill=0, anchor="ra")
+            y += lh
+        draw.line([(left, y + lh // 8), (right, y + lh // 8)], fill=0, width=rule)
+        box_bottom = y + lh // 8
+        y += lh // 3
+        note_lh = round(lh * 0.85)
+        for text in t.footnote_lines:
+            draw.text((left, y), text, font=self.note, fill=0, anchor="la")
+            y += note_lh
+        return left, top, right, box_bottom
+
+
+def blank_page() -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    """A white 300 dpi grayscale US-letter canvas."""
+    img = Image.new("L", (PAGE_W, PAGE_H), 255)
+    return img, ImageDraw.Draw(img)
+
+
+def draw_running_head(draw: ImageDraw.ImageDraw, issue_title: str, page_no: int) -> None:
+    """Running head (bulletin and issue) and the page number at the foot."""
+    f = font(SERIF, 9)
+    draw.text((MARGIN, int(0.45 * HI_DPI)), "Treasury Bulletin", font=f, fill=0, anchor="la")
+    draw.text((PAGE_W - MARGIN, int(0.45 * HI_DPI)), issue_title, font=f, fill=0, anchor="ra")
+    draw.text((PAGE_W / 2, PAGE_H - int(0.5 * HI_DPI)), str(page_no), font=f, fill=0, anchor="ma")
+
+
+def draw_contents(issue_title: str, entries: list[tuple[str, int]]) -> Image.Image:
+    """The contents page: bulletin title, issue, and table titles with dotted leaders."""
+    img, draw = blank_page()
+    cx = PAGE_W / 2
+    draw.text(
+        (cx, int(1.1 * HI_DPI)), "TREASURY BULLETIN", font=font(SERIF_BOLD, 20), fill=0, anchor="ma"
+    )
+    draw.text((cx, int(1.6 * HI_DPI)), issue_title, font=font(SERIF, 13), fill=0, anchor="ma")
+    draw.text((cx, int(2.3 * HI_DPI)), "Contents", font=font(SERIF_BOLD, 12), fill=0, anchor="ma")
+    f = font(SERIF, BODY_PT)
+    left, right = MARGIN + HI_DPI // 4, PAGE_W - MARGIN - HI_DPI // 4
+    step = round(BODY_PT * HI_DPI / 72 * 1.9)
+    y = int(2.9 * HI_DPI)
+    if len(entries) * step > PAGE_H - y - HI_DPI:
+        step = max(
+            round(BODY_PT * HI_DPI / 72 * 1.3), (PAGE_H - y - HI_DPI) // max(len(entries), 1)
+        )
+    draw.text((right, y - step), "Page", font=f, fill=0, anchor="ra")
+    for title, page in entries:
+        draw.text((left, y), title, font=f, fill=0, anchor="la")
+        num = str(page)
+        draw.text((right, y), num, font=f, fill=0, anchor="ra")
+        x0 = left + f.getlength(title) + f.getlength("  ")
+        x1 = right - f.getlength(num) - f.getlength("  ")
+        dot = f.getlength(". ")
+        n_dots = int((x1 - x0) // dot)
+        if n_dots > 2:
+            draw.text((x1, y), ". " * n_dots, font=f, fill=0, anchor="ra")
+        y += step
+    return img
+
+
+@dataclass(frozen=True)
+class ScanQuality:
+    """How one page was degraded (recorded in the truth)."""
+
+    dpi: int
+    blur_sigma: float  # gaussian sigma in pixels of the final page image
+    noise_sd: float  # gaussian noise, gray levels (0-255)
+    skew_deg: float
+
+
+def draw_quality(dpi_choices: tuple[int, ...], rng: np.random.Generator) -> ScanQuality:
+    """Pick a page's scan resolution and degradation; mostly >= 120 dpi, i.e. clear pages."""
+    high = [d for d in dpi_choices if d >= 120]
+    low = [d for d in dpi_choices if d < 120]
+    if high and low:
+        weights = [0.75 / len(high) if d >= 120 else 0.25 / len(low) for d in dpi_choices]
+    else:
+        weights = [1 / len(dpi_choices)] * len(dpi_choices)
+    dpi = int(rng.choice(dpi_choices, p=weights))
+    # Sigma is in page-image pixels; coarser scans come from worse film, so they get more.
+    # Below ~0.6 px a 120-150 dpi image aliases when a renderer upsamples it to 300 dpi,
+    # which costs OCR more than a little softness does (measured with tesseract 5.3).
+    lo, hi = BLUR_RANGE.get(dpi, (0.7, 1.0) if dpi >= 100 else (1.1, 1.6))
+    return ScanQuality(
+        dpi=dpi,
+        blur_sigma=round(float(rng.uniform(lo, hi)), 3),
+        noise_sd=round(float(rng.uniform(3.0, 9.0)), 2),
+        skew_deg=round(float(rng.uniform(-0.6, 0.6)), 3),
+    )
+
+
+def degrade(img: Image.Image, quality: ScanQuality, rng: np.random.Generator) -> Image.Image:
+    """Skew, downsample to the scan DPI, blur and add noise to a 300 dpi page image."""
+    skewed = img.rotate(quality.skew_deg, resample=Image.Resampling.BICUBIC, fillcolor=255)
+    size = (round(PAGE_W_PT / 72 * quality.dpi), round(PAGE_H_PT / 72 * quality.dpi))
+    small = np.asarray(skewed.resize(size, Image.Resampling.LANCZOS), dtype=np.float32)
+    # Grain before the blur, as on film: the optics soften paper and grain alike. Pixel-
+    # independent noise after the blur is not what scans look like, and page renderers
+    # that upsample it turn it into streaks that wreck OCR of otherwise clear pages.
+    grainy = small + rng.normal(0.0, quality.noise_sd, size=small.shape).astype(np.float32)
+    blurred = ndimage.gaussian_filter(grainy, sigma=quality.blur_sigma)
+    return Image.fromarray(np.clip(np.rint(blurred), 0, 255).astype(np.uint8), mode="L")
+
+
+def png_bytes(img: Image.Image) -> bytes:
+    """PNG encoding of a page image (deterministic: no timestamps, fixed settings)."""
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", compress_level=6)
+    return buf.getvalue()
