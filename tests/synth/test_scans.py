@@ -218,3 +218,11 @@ def test_default_corpus_is_reused_when_complete(tmp_path: Path, monkeypatch) -> 
         != hashlib.sha256(b"damaged").hexdigest()
     )
     assert Counter(p.suffix for p in tmp_path.iterdir()) == Counter({".pdf": 1, "": 1})
+
+
+def test_worker_processes_give_the_same_bytes(tmp_path: Path) -> None:
+    serial = generate_scans(tmp_path / "serial", seed=5, volumes=1, tables_per_volume=2)
+    parallel = generate_scans(
+        tmp_path / "parallel", seed=5, volumes=1, tables_per_volume=2, workers=2
+    )
+    assert _digests(serial.root) == _digests(parallel.root)
