@@ -104,11 +104,11 @@ class TableBlock:
         num_w = [
             max(f.getlength(t.cells[r][c].text) for r in range(len(t.cells))) for c in range(n)
         ]
-        min_w = f.getlength("0,000,000")
+        min_w = f.getlength("00,000")
         self.leaf_lines, self.col_w = [], []
         for c, path in enumerate(t.col_paths):
             words = max(f.getlength(w) for w in path[-1].split())
-            width = max(num_w[c], words, min_w * 0.8)
+            width = max(num_w[c], words, min_w)
             self.leaf_lines.append(_wrap(path[-1], f, width))
             self.col_w.append(round(width))
         label_w = max(
@@ -123,7 +123,7 @@ class TableBlock:
             max(label_w, f.getlength("Fiscal year")),
         )
         self.label_w = round(max(label_w, f.getlength("Fiscal year")))
-        base_gap = round(f.getlength("MM"))
+        base_gap = round(f.getlength("M") * 1.2)
         natural = self.label_w + sum(self.col_w) + base_gap * n
         if natural > CONTENT_W:
             return False
@@ -174,7 +174,10 @@ class TableBlock:
         """Draw the table with its top at ``top``; return its pixel box (x0, y0, x1, y1)."""
         t, f, lh = self.table, self.body, self.lh
         left, right = MARGIN, MARGIN + CONTENT_W
-        title_f = font(SERIF_BOLD, self.pt + 0.5)
+        title_pt = self.pt + 0.5
+        while font(SERIF_BOLD, title_pt).getlength(t.title) > CONTENT_W and title_pt > MIN_BODY_PT:
+            title_pt -= 0.5  # long qualified titles at scale: shrink rather than overflow
+        title_f = font(SERIF_BOLD, title_pt)
         y = top
         draw.text(((left + right) / 2, y), t.title, font=title_f, fill=0, anchor="ma")
         y += round(lh * 1.2)
