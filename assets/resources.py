@@ -2,26 +2,41 @@
 
 from __future__ import annotations
 
+import os
+
 import dagster as dg
+import polars as pl
 
 from pipeline.config import DataPaths, data_paths
 from pipeline.store import BlobStore, Warehouse
 
 
-class LedgerForge(dg.ConfigurableResource):
-    """Data root and stage settings. Empty ``data_root`` means ``LEDGERFORGE_DATA`` or ``data/``.
+def parse_sources(text: str) -> list[tuple[str, str]]:
+    """``"treasury=/a/b,other=/c"`` -> ``[("treasury", "/a/b"), ("other", "/c")]``."""
+    pairs = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise ValueError(f"scan source {item!r} is not of the form name=path")
+        pairs.append((name.strip(), path.strip()))
+    return pairs
 
-    ``scan_sources`` lists ``name=path`` pairs of folders of scanned statements; empty means
-    the embedded default corpus (generated on first use by ``pipeline.synth``).
+
+class LedgerForge(dg.ConfigurableResource):
+    """Data root and stage settings.
+
+    Empty values fall back to the environment (``LEDGERFORGE_DATA``, ``LEDGERFORGE_SCANS``,
+    ``LEDGERFORGE_TEXT_LAYER``), then to the defaults: ``data/`` and the embedded default
+    corpus (generated on first use by ``pipeline.synth``).
     """
 
     data_root: str = ""
-    scan_sources: list[str] = []
-    text_layer_policy: str = "auto"
+    scan_sources: str = ""  # name=path[,name=path]
+    text_layer_policy: str = ""
     render_dpi: int = 300
-    ocr_workers: int = 0
+    ocr_workers: int = 0  # 0 = one per core
     seed: int = 7
-    release_version: str = ""
+    release_version: str = ""  # empty = next free version
 
     @property
     def paths(self) -> DataPaths:
@@ -34,3 +49,27 @@ class LedgerForge(dg.ConfigurableResource):
     @property
     def blobs(self) -> BlobStore:
         return BlobStore(self.paths.blobs_url)
+
+    @property
+    def workers(self) -> int | None:
+        return self.ocr_workers or None
+
+    @property
+    def policy(self) -> str:
+        return self.text_layer_policy or os.environ.get("LEDGERFORGE_TEXT_LAYER", "auto")
+
+    def scan_source_pairs(self) -> list[tuple[str, str]]:
+        return parse_sources(self.scan_sources or os.environ.get("LEDGERFORGE_SCANS", ""))
+
+
+def markdown_rows(frame: pl.DataFrame, columns: list[str], limit: int = 50) -> str:
+    """A small Markdown table for the Dagster UI ("none" when empty)."""
+    if frame.is_empty():
+        return "none"
+    head = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns) + "\n"
+    body = "".join(
+        "| " + " | ".join(str(v).replace("|", "/") for v in row) + " |\n"
+        for row in frame.select(columns).head(limit).iter_rows()
+    )
+    more = f"\n… and {len(frame) - limit} more" if len(frame) > limit else ""
+    return head + body + more

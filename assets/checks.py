@@ -1,0 +1,92 @@
+"""Asset checks: the invariants a release must never break."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+
+from assets.resources import LedgerForge, markdown_rows
+from pipeline.ingest.scans import discover_pdfs
+from pipeline.publish.audit import audit_release
+from pipeline.publish.versions import latest_release
+
+
+@dg.asset_check(asset="documents", description="discovered = ingested + quarantined, per file.")
+def every_pdf_accounted_for(lf: LedgerForge) -> dg.AssetCheckResult:
+    sources = lf.scan_source_pairs() or [("synth-scans", str(lf.paths.corpus / "scans"))]
+    on_disk = {str(p) for _, folder in sources for p in discover_pdfs(Path(folder))}
+    wh = lf.warehouse
+    intake = wh.read("intake").filter(pl.col("stage") == "documents")
+    ingested = set(wh.read("documents")["source_path"].to_list())
+    quarantined = set(
+        wh.read("quarantine").filter(pl.col("stage") == "documents")["path"].to_list()
+    )
+    unaccounted = sorted(on_disk - ingested - quarantined)
+    both = sorted(ingested & quarantined)
+    return dg.AssetCheckResult(
+        passed=not unaccounted and not both and len(on_disk) == len(ingested) + len(quarantined),
+        metadata={
+            "discovered": len(on_disk),
+            "ingested": len(ingested),
+            "quarantined": len(quarantined),
+            "intake_rows": len(intake),
+            "unaccounted": ", ".join(unaccounted[:20]) or "none",
+        },
+    )
+
+
+@dg.asset_check(asset="tables", description="Every rebuilt table has at least one numeric cell.")
+def tables_have_numbers(lf: LedgerForge) -> dg.AssetCheckResult:
+    wh = lf.warehouse
+    numeric = wh.read("table_cells").group_by("table_id").agg(pl.col("is_number").sum().alias("n"))
+    empty = (
+        wh.read("tables")
+        .join(numeric, on="table_id", how="left")
+        .filter(pl.col("n").fill_null(0) == 0)
+    )
+    return dg.AssetCheckResult(
+        passed=empty.is_empty(), metadata={"tables_without_numbers": len(empty)}
+    )
+
+
+@dg.asset_check(
+    asset="tasks", description="No accepted task without a passing sandboxed oracle run."
+)
+def accepted_tasks_have_passing_oracles(lf: LedgerForge) -> dg.AssetCheckResult:
+    tasks = lf.warehouse.read("tasks")
+    bad = tasks.filter(
+        (pl.col("status") == "accepted")
+        & (
+            (pl.col("oracle_status") != "ok")
+            | pl.col("answer").is_null()
+            | (pl.col("reasons").list.len() > 0)
+        )
+    )
+    return dg.AssetCheckResult(
+        passed=bad.is_empty(),
+        metadata={
+            "violations": dg.MetadataValue.md(markdown_rows(bad, ["task_id", "oracle_status"]))
+        },
+    )
+
+
+@dg.asset_check(
+    asset="release",
+    description="`ledgerforge audit`: manifest intact, every oracle reproduces its key.",
+)
+def release_audits_clean(lf: LedgerForge) -> dg.AssetCheckResult:
+    latest = latest_release(lf.paths.releases)
+    if latest is None:
+        return dg.AssetCheckResult(passed=False, metadata={"error": "no release published"})
+    report = audit_release(latest, lf.paths.warehouse, workers=lf.workers)
+    return dg.AssetCheckResult(
+        passed=report.ok,
+        metadata={
+            "release": str(latest),
+            "oracles_rerun": report.n_oracles,
+            "keys_reproduced": report.n_reproduced,
+            "report": dg.MetadataValue.md(f"```\n{report.render()}\n```"),
+        },
+    )

@@ -1,0 +1,23 @@
+"""Dagster definitions: ``dagster asset materialize -m assets.definitions --select '*'``."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from assets import checks, release, scans, tasks
+from assets.resources import LedgerForge
+
+all_assets = dg.load_assets_from_modules([scans, tasks, release])
+all_checks = dg.load_asset_checks_from_modules([checks])
+
+# The maintainer's full rebuild, as a job: every asset and check.
+build = dg.define_asset_job(
+    "build", selection=dg.AssetSelection.all(), description="Rebuild everything."
+)
+
+defs = dg.Definitions(
+    assets=all_assets,
+    asset_checks=all_checks,
+    jobs=[build],
+    resources={"lf": LedgerForge()},
+)

@@ -1,0 +1,119 @@
+"""Tasks: anchored cells -> drafts -> validated tasks."""
+
+from __future__ import annotations
+
+import dagster as dg
+import polars as pl
+
+from assets.resources import LedgerForge, markdown_rows
+from pipeline.detect.anchors import find_anchors
+from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA, REPAIRS_SCHEMA
+from pipeline.draft.schemas import DRAFTS_SCHEMA
+from pipeline.draft.template import draft_tasks
+from pipeline.validate.contamination import build_contamination_index
+from pipeline.validate.schemas import CONTAMINATION_INDEX_SCHEMA, TASKS_SCHEMA
+from pipeline.validate.tasks import validate_drafts
+
+GROUP = "tasks"
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            "identities",
+            group_name=GROUP,
+            deps=["tables", "table_cells"],
+            description="Every total/subtotal identity of every table, checked.",
+        ),
+        dg.AssetSpec(
+            "anchored_cells",
+            group_name=GROUP,
+            deps=["tables", "table_cells"],
+            description="Cells confirmed (or contradicted) by their table's totals.",
+        ),
+        dg.AssetSpec(
+            "repairs",
+            group_name=GROUP,
+            deps=["tables", "table_cells"],
+            description="OCR digit confusions repaired by the identities.",
+        ),
+    ]
+)
+def anchors(lf: LedgerForge):
+    wh = lf.warehouse
+    result = find_anchors(wh.read("tables"), wh.read("table_cells"))
+    wh.replace("identities", result.identities, IDENTITIES_SCHEMA)
+    wh.replace("anchored_cells", result.anchored_cells, ANCHORED_CELLS_SCHEMA)
+    wh.replace("repairs", result.repairs, REPAIRS_SCHEMA)
+    ids = result.identities
+    yield dg.MaterializeResult(
+        asset_key="identities",
+        metadata={"identities": len(ids), "holding": int(ids["holds"].sum() or 0)},
+    )
+    status = result.anchored_cells.group_by("status").len()
+    yield dg.MaterializeResult(
+        asset_key="anchored_cells",
+        metadata={"cells": len(result.anchored_cells), **dict(status.iter_rows())},
+    )
+    yield dg.MaterializeResult(asset_key="repairs", metadata={"repairs": len(result.repairs)})
+
+
+@dg.asset(
+    group_name=GROUP,
+    deps=["anchored_cells", "tables", "documents"],
+    description="One draft per candidate and task kind, with its oracle program.",
+)
+def drafts(lf: LedgerForge) -> dg.MaterializeResult:
+    wh = lf.warehouse
+    frame = draft_tasks(
+        wh.read("anchored_cells"), wh.read("tables"), wh.read("documents"), seed=lf.seed
+    )
+    wh.replace("drafts", frame, DRAFTS_SCHEMA)
+    by_kind = frame.group_by("kind").len().sort("kind")
+    return dg.MaterializeResult(metadata={"drafts": len(frame), **dict(by_kind.iter_rows())})
+
+
+@dg.asset(
+    group_name=GROUP,
+    deps=["table_cells", "words"],
+    description="Every number printed on every page of the archive.",
+)
+def contamination_index(lf: LedgerForge) -> dg.MaterializeResult:
+    index = build_contamination_index(lf.paths.warehouse)
+    lf.warehouse.replace("contamination_index", index, CONTAMINATION_INDEX_SCHEMA)
+    return dg.MaterializeResult(metadata={"numbers": len(index)})
+
+
+@dg.asset(
+    group_name=GROUP,
+    deps=["drafts", "contamination_index", "anchored_cells"],
+    description="Drafts after mechanical validation: accepted or rejected with every reason.",
+)
+def tasks(lf: LedgerForge) -> dg.MaterializeResult:
+    wh = lf.warehouse
+    frame = validate_drafts(
+        wh.read("drafts", DRAFTS_SCHEMA),
+        lf.paths.warehouse,
+        wh.read("contamination_index", CONTAMINATION_INDEX_SCHEMA),
+        workers=lf.workers,
+    )
+    wh.replace("tasks", frame, TASKS_SCHEMA)
+    accepted = frame.filter(pl.col("status") == "accepted")
+    rejected = frame.filter(pl.col("status") == "rejected").explode("reasons")
+    reasons = (
+        rejected.with_columns(rule=rejected["reasons"].str.extract(r"^([a-z_]+)"))
+        .group_by("rule")
+        .len()
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "accepted": len(accepted),
+            "rejected": len(frame) - len(accepted),
+            "accepted_by_kind": dg.MetadataValue.md(
+                markdown_rows(accepted.group_by("kind").len().sort("kind"), ["kind", "len"])
+            ),
+            "rejection_rules": dg.MetadataValue.md(
+                markdown_rows(reasons.sort("rule"), ["rule", "len"])
+            ),
+        }
+    )
