@@ -78,48 +78,5 @@ def scanned_with_hidden_text(path: Path, png: bytes, hidden: str) -> Path:
     return path
 
 
-def zero_page_pdf() -> bytes:
-    """A well-formed PDF with an empty page tree (pymupdf refuses to save one)."""
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 3\n0000000000 65535 f \n"
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size 3 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref
-    return bytes(out)
-
-
-def write_malformed(out_dir: Path) -> dict[str, str]:
-    """One file per quarantine case -> a word its quarantine reason must contain."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    png = statement_page(statement_numbers(1, rows=3), dpi=100)
-    good = pymupdf.open()
-    page = good.new_page()
-    page.insert_image(page.rect, stream=png)
-    data = good.tobytes()
-    (out_dir / "empty.pdf").write_bytes(b"")
-    (out_dir / "truncated.pdf").write_bytes(data[: len(data) // 2])
-    good.save(out_dir / "encrypted.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="pw")
-    (out_dir / "not_a_pdf.pdf").write_bytes(png)
-    (out_dir / "zero_pages.pdf").write_bytes(zero_page_pdf())
-    huge = pymupdf.open()
-    big = huge.new_page(width=200 * 72, height=200 * 72)
-    big.insert_image(big.rect, stream=png)
-    huge.save(out_dir / "huge_page.pdf")
-    return {
-        "empty.pdf": "zero-byte",
-        "truncated.pdf": "truncated",
-        "encrypted.pdf": "encrypted",
-        "not_a_pdf.pdf": "not a PDF",
-        "zero_pages.pdf": "zero pages",
-        "huge_page.pdf": "absurd",
-    }
-
-
 def gray_array(png: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("L"))

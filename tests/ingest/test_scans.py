@@ -13,7 +13,6 @@ from scan_fixtures import (
     statement_numbers,
     statement_page,
     text_pdf,
-    write_malformed,
 )
 
 from pipeline.ingest.scans import (
@@ -25,6 +24,7 @@ from pipeline.ingest.scans import (
     sharpness,
 )
 from pipeline.store import INTAKE_SCHEMA, QUARANTINE_SCHEMA
+from pipeline.synth.malformed import write_malformed_pdfs
 
 
 def test_parse_volume_from_file_names():
@@ -38,7 +38,17 @@ def test_parse_volume_from_file_names():
 def test_malformed_files_are_quarantined_and_the_rest_ingests(store, tmp_path):
     warehouse, blobs = store
     src = tmp_path / "src"
-    expected = write_malformed(src / "bad")
+    reasons = write_malformed_pdfs(src / "bad")
+    # the word each case's quarantine reason must carry
+    expected = {
+        "empty.pdf": "zero-byte",
+        "truncated.pdf": "truncated",
+        "encrypted.pdf": "encrypted",
+        "not_a_pdf.pdf": "not a PDF",
+        "zero_pages.pdf": "zero pages",
+        "huge_page.pdf": "absurd",
+    }
+    assert set(reasons) == set(expected), "the generator's malformed cases changed"
     (src / "good" / "nested").mkdir(parents=True)
     image_pdf(src / "good" / "synth_bulletin_1950_03.pdf", [statement_page(statement_numbers(2))])
     text_pdf(src / "good" / "nested" / "REPORT_2011_09.PDF", ["Summary of receipts 2011"])
