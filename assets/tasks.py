@@ -99,7 +99,7 @@ def tasks(lf: LedgerForge) -> dg.MaterializeResult:
     )
     wh.replace("tasks", frame, TASKS_SCHEMA)
     accepted = frame.filter(pl.col("status") == "accepted")
-    rejected = frame.filter(pl.col("status") == "rejected").explode("reasons")
+    rejected = frame.filter(pl.col("status") == "rejected").explode("reasons", empty_as_null=True)
     reasons = (
         rejected.with_columns(rule=rejected["reasons"].str.extract(r"^([a-z_]+)"))
         .group_by("rule")
