@@ -59,6 +59,9 @@ from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 # Row/column labels that announce a total. "Net ..." lines are often sums of a
 # section too; when they are differences they simply fail to add up and get no span.
 TOTAL_LABEL = r"(?i)^[^a-z0-9]*(grand\s+total|sub-?\s*total|totals?|net)\b"
+# The "Table N.-" prefix of a title: the same series keeps its title across volumes
+# but may be renumbered. Applied to the lower-cased title.
+TABLE_NUMBER = r"^\W*table\s+[0-9ivxlc]+[a-z]?\s*[.:]*\s*-*\s*"
 
 # One-digit OCR confusions, both directions. Kept to the pairs OCR is known to swap
 # on degraded scans; a wider set would "repair" genuine misprints into totals.
@@ -113,7 +116,7 @@ def find_anchors(tables: pl.DataFrame, table_cells: pl.DataFrame) -> AnchorResul
     finally:
         con.close()
     identities, membership = _identities(tables, grid, spans, members, decimals)
-    cell_status, resolved = _pin(grid, identities, membership, decimals)
+    cell_status, resolved = _pin(tables, grid, identities, membership, decimals)
     return _assemble(tables, grid, identities, membership, cell_status, resolved, decimals)
 
 
@@ -175,6 +178,7 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
         *_KEY,
         "value_str",
         "is_dash",
+        "revised",
         "row_label",
         "col_label",
         v=pl.when(numeric).then(units),
@@ -194,7 +198,9 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
     )
     positions = pl.concat([shape, cells.select(_KEY)]).unique()
     grid = positions.join(cells, on=_KEY, how="left").with_columns(
-        present=pl.col("v").is_not_null(), is_dash=pl.col("is_dash").fill_null(False)
+        present=pl.col("v").is_not_null(),
+        is_dash=pl.col("is_dash").fill_null(False),
+        revised=pl.col("revised").fill_null(False),
     )
     row_total = (
         grid.group_by("tkey", "row_idx")
@@ -488,8 +494,47 @@ def _variants(candidates: pl.DataFrame, decimals: int) -> pl.DataFrame:
     ).select(_KEY + ["variant_v"])
 
 
+def _transpositions(candidates: pl.DataFrame, decimals: int) -> pl.DataFrame:
+    """Every reading of each candidate with two adjacent different digits swapped.
+
+    The decimal point is ignored (a typesetter swaps figures, not the point's place),
+    so "1007.7" gives "1070.7" among others. In integer units.
+    """
+    digits = candidates.select(
+        *_KEY,
+        negative=pl.col("value_str").str.starts_with("-"),
+        digits=pl.col("value_str").str.replace_all(r"[^0-9]", ""),
+        scale=(pl.lit(10, pl.Int64) ** (decimals - pl.col("dec").clip(upper_bound=decimals))),
+    )
+    width = int(digits.select(pl.col("digits").str.len_chars().max()).item() or 0)
+    positions = pl.DataFrame({"pos": pl.int_range(0, max(width - 1, 0), eager=True)})
+    first = pl.col("digits").str.slice(pl.col("pos"), 1)
+    second = pl.col("digits").str.slice(pl.col("pos") + 1, 1)
+    swapped = (
+        digits.join(positions, how="cross")
+        .filter(pl.col("pos") + 1 < pl.col("digits").str.len_chars())
+        .filter(first != second)
+        .with_columns(
+            variant=pl.col("digits").str.slice(0, pl.col("pos"))
+            + second
+            + first
+            + pl.col("digits").str.slice(pl.col("pos") + 2)
+        )
+        # a leading zero is never printed
+        .filter(~pl.col("variant").str.contains(r"^0\d"))
+    )
+    units = pl.col("variant").cast(pl.Int64, strict=False) * pl.col("scale")
+    return swapped.select(
+        *_KEY, swap_v=pl.when(pl.col("negative")).then(-units).otherwise(units)
+    ).drop_nulls()
+
+
 def _pin(
-    grid: pl.DataFrame, ids: pl.DataFrame, membership: pl.DataFrame, decimals: int
+    tables: pl.DataFrame,
+    grid: pl.DataFrame,
+    ids: pl.DataFrame,
+    membership: pl.DataFrame,
+    decimals: int,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Breaking cells of failing identities and what to do with them.
 
@@ -535,14 +580,57 @@ def _pin(
         .select("ident", *_KEY)
     )
     pinned_by = pl.concat([best, by_repair.join(best, on="ident", how="anti")])
-    # an identity claimed by two different breaking cells cannot be settled
-    per_ident = failing.join(pinned_by.select(_KEY).unique(), on=_KEY).group_by("ident").len()
-    clash = per_ident.filter(pl.col("len") > 1).select("ident")
-    clash_cells = failing.join(clash, on="ident").select(_KEY).unique()
-    pinned = pinned_by.select(_KEY).unique().join(clash_cells, on=_KEY, how="anti")
-    resolved = (
-        failing.join(pinned, on=_KEY).select("ident").unique().join(clash, on="ident", how="anti")
+    pinned, resolved = _settle(failing, pinned_by)
+    # identities no cell of their own table can settle: ask the other printings
+    reprinted, agreeing = _pin_by_reprints(
+        tables,
+        grid,
+        membership,
+        candidates,
+        failing.join(pinned_by.select("ident"), on="ident", how="anti"),
+        resolved,
     )
+    if len(reprinted):
+        pinned_by = pl.concat([pinned_by, reprinted.select("ident", *_KEY)])
+        pinned, resolved = _settle(failing, pinned_by)
+    # last resort, the bookkeeper's rule of nine: a residual that one swap of adjacent
+    # figures in exactly one cell explains pins that cell (never one that agrees
+    # with another printing of itself)
+    unsettled = failing.join(pinned_by.select("ident"), on="ident", how="anti")
+    swaps = (
+        _transpositions(
+            candidates.join(unsettled.select(_KEY).unique(), on=_KEY, how="semi")
+            .join(agreeing, on=_KEY, how="anti")
+            .filter(~pl.col("is_dash")),
+            decimals,
+        )
+        .join(candidates.select(_KEY + ["v", "lo", "hi"]), on=_KEY)
+        .filter(
+            (pl.col("swap_v") - pl.col("v") >= pl.col("lo"))
+            & (pl.col("swap_v") - pl.col("v") <= pl.col("hi"))
+        )
+        .group_by(_KEY)
+        .agg(pl.col("swap_v").unique())
+        .filter(pl.col("swap_v").list.len() == 1)
+        .select(*_KEY, swap_v=pl.col("swap_v").list.first())
+    )
+    by_swap = (
+        unsettled.join(swaps.select(_KEY), on=_KEY)
+        .group_by("ident")
+        .agg(pl.len().alias("n_swap"), *[pl.col(c).first() for c in _KEY])
+        .filter(pl.col("n_swap") == 1)
+        .select("ident", *_KEY)
+    )
+    if len(by_swap):
+        pinned_by = pl.concat([pinned_by, by_swap])
+        pinned, resolved = _settle(failing, pinned_by)
+    swaps = swaps.join(by_swap.select(_KEY), on=_KEY, how="semi")
+    implied = pl.concat(
+        [
+            reprinted.join(pinned, on=_KEY, how="semi").select(*_KEY, "reprint_v"),
+            swaps.join(pinned, on=_KEY, how="semi").select(*_KEY, reprint_v="swap_v"),
+        ]
+    ).unique(_KEY)
     repairs = (
         variants.join(pinned, on=_KEY)
         .group_by(_KEY)
@@ -556,12 +644,23 @@ def _pin(
     status = (
         candidates.join(pinned, on=_KEY)
         .join(repairs.select(_KEY + ["variant_v"]), on=_KEY, how="left")
+        .join(implied, on=_KEY, how="left")
+        # a reading confusable with the printed one is a misread only if it also
+        # agrees with the other printings, when those spoke
+        .with_columns(
+            variant_v=pl.when(
+                pl.col("reprint_v").is_null() | (pl.col("variant_v") == pl.col("reprint_v"))
+            ).then("variant_v")
+        )
         .with_columns(
             status=pl.when(pl.col("variant_v").is_not_null())
             .then(pl.lit("repaired"))
             .otherwise(pl.lit("contradicted")),
             new_v=pl.when(pl.col("variant_v").is_not_null())
             .then("variant_v")
+            # in a rounded table the total leaves a window: the other printing is exact
+            .when(pl.col("reprint_v").is_not_null())
+            .then("reprint_v")
             .when(pl.col("lo") == pl.col("hi"))
             .then(pl.col("v") + pl.col("lo"))
             .otherwise(
@@ -574,6 +673,149 @@ def _pin(
         .select(_KEY + ["status", "new_v", "dec"])
     )
     return status, resolved
+
+
+def _settle(failing: pl.DataFrame, pinned_by: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Pinned cells and the failing identities they resolve.
+
+    An identity claimed by two different breaking cells cannot be settled: neither
+    cell is pinned and the identity stays unresolved.
+    """
+    per_ident = failing.join(pinned_by.select(_KEY).unique(), on=_KEY).group_by("ident").len()
+    clash = per_ident.filter(pl.col("len") > 1).select("ident")
+    clash_cells = failing.join(clash, on="ident").select(_KEY).unique()
+    pinned = pinned_by.select(_KEY).unique().join(clash_cells, on=_KEY, how="anti")
+    resolved = (
+        failing.join(pinned, on=_KEY).select("ident").unique().join(clash, on="ident", how="anti")
+    )
+    return pinned, resolved
+
+
+# ---------------------------------------------------------------- other printings
+
+
+def _series(tables: pl.DataFrame) -> pl.DataFrame:
+    """Per table, the key of the series it prints: title without "Table N.-", and unit."""
+    title = (
+        pl.col("title")
+        .fill_null("")
+        .str.to_lowercase()
+        .str.replace(TABLE_NUMBER, "")
+        .str.replace_all(r"[^a-z0-9]+", " ")
+        .str.strip_chars()
+    )
+    return tables.select("tkey", "doc_id", "unit_multiplier", series=title).filter(
+        pl.col("series") != ""
+    )
+
+
+def _pin_by_reprints(
+    tables: pl.DataFrame,
+    grid: pl.DataFrame,
+    membership: pl.DataFrame,
+    candidates: pl.DataFrame,
+    open_failing: pl.DataFrame,
+    resolved: pl.DataFrame,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Breaking cells of failing identities, pinned by the series' other printings.
+
+    A series is reprinted volume after volume (same title modulo "Table N.-", unit,
+    row label and column label). Only printings in other documents that their own
+    table confirms are compared, and never across an "r" revised mark on either
+    side: a revision legitimately changes a figure between volumes. Within one
+    failing identity a candidate cell (one correction makes all its identities hold)
+    is the breaking cell when
+
+    - *support*: it is the only cell whose total-implied value equals another
+      printing of the same figure (and it agrees with none), or
+    - *lone dissent*: no cell has support, every other cell of the identity agrees
+      with at least one other printing, and it differs from every other printing.
+
+    Returns the pins (ident, tkey, row_idx, col_idx, reprint_v: the supporting
+    printing's value, null for a lone dissent) and the cells of open identities that
+    agree with another printing of themselves.
+    """
+    out_schema = {
+        "ident": pl.Int64,
+        "tkey": pl.Int64,
+        "row_idx": pl.Int32,
+        "col_idx": pl.Int32,
+        "reprint_v": pl.Int64,
+    }
+    open_ids = open_failing.select("ident").unique().join(resolved, on="ident", how="anti")
+    if open_ids.is_empty():
+        return pl.DataFrame(schema=out_schema), pl.DataFrame(
+            schema={c: out_schema[c] for c in _KEY}
+        )
+    checked = membership.filter("checkable")
+    open_cells = checked.join(open_ids, on="ident").select("ident", *_KEY)
+    series = _series(tables)
+    fact = ["series", "unit_multiplier", "row_label", "col_label"]
+    mine = (
+        grid.join(open_cells.select(_KEY).unique(), on=_KEY, how="semi")
+        .filter(pl.col("present") & ~pl.col("revised"))
+        .join(series, on="tkey")
+        .select(*_KEY, *fact, "doc_id", "v")
+    )
+    # confirmed elsewhere: in an identity that holds, or resolved without this cell
+    good = pl.concat([checked.filter("holds").select("ident"), resolved]).unique()
+    others = (
+        grid.join(series.join(mine.select("series").unique(), on="series", how="semi"), on="tkey")
+        .filter(pl.col("present") & ~pl.col("revised"))
+        .join(mine.select(fact).unique(), on=fact, how="semi")
+        .join(membership.join(good, on="ident").select(_KEY).unique(), on=_KEY, how="semi")
+        .select(*fact, doc_o="doc_id", v_o="v")
+    )
+    pairs = (
+        mine.join(others, on=fact)
+        .filter(pl.col("doc_o") != pl.col("doc_id"))
+        .join(candidates.select(*_KEY, "lo", "hi"), on=_KEY, how="left")
+    )
+    implied = (pl.col("v_o") - pl.col("v") >= pl.col("lo")) & (
+        pl.col("v_o") - pl.col("v") <= pl.col("hi")
+    )
+    per_cell = pairs.group_by(_KEY).agg(
+        n_other=pl.len(),
+        n_same=(pl.col("v_o") == pl.col("v")).sum(),
+        support=pl.col("v_o").filter(implied.fill_null(False) & (pl.col("v_o") != pl.col("v"))),
+    )
+    cells = (
+        open_cells.join(per_cell, on=_KEY, how="left")
+        .join(candidates.select(_KEY).with_columns(candidate=pl.lit(True)), on=_KEY, how="left")
+        .with_columns(
+            candidate=pl.col("candidate").fill_null(False),
+            n_other=pl.col("n_other").fill_null(0),
+            n_same=pl.col("n_same").fill_null(0),
+            n_support=pl.col("support").list.n_unique().fill_null(0),
+        )
+        .with_columns(
+            supported=pl.col("candidate") & (pl.col("n_support") > 0) & (pl.col("n_same") == 0),
+            agrees=pl.col("n_same") > 0,
+            dissents=pl.col("candidate") & (pl.col("n_other") > 0) & (pl.col("n_same") == 0),
+        )
+    )
+    per_ident = cells.group_by("ident").agg(
+        n_supported=pl.col("supported").sum(),
+        n_not_agreeing=(~pl.col("agrees")).sum(),
+    )
+    by_support = (
+        cells.join(per_ident.filter(pl.col("n_supported") == 1), on="ident")
+        # two different supporting printings leave the value open
+        .filter(pl.col("supported") & (pl.col("n_support") == 1))
+        .select("ident", *_KEY, reprint_v=pl.col("support").list.first())
+    )
+    by_dissent = (
+        cells.join(
+            per_ident.filter((pl.col("n_supported") == 0) & (pl.col("n_not_agreeing") == 1)),
+            on="ident",
+        )
+        .filter("dissents")
+        .select("ident", *_KEY, reprint_v=pl.lit(None, pl.Int64))
+    )
+    pins = pl.concat([by_support, by_dissent]).select(
+        [pl.col(c).cast(t) for c, t in out_schema.items()]
+    )
+    return pins, cells.filter("agrees").select(_KEY).unique()
 
 
 # ---------------------------------------------------------------- output

@@ -376,29 +376,39 @@ def _axis(sheet: Sheet, axis: str) -> list[int]:
 
 
 def _multiset_similarity(a: Counter, b: Counter) -> float:
+    """Weighted Jaccard of two bags of values (1.0 for two empty bags)."""
     if not a and not b:
         return 1.0
-    inter = sum((a & b).values())
-    union = sum((a | b).values())
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    inter = sum(min(n, large.get(k, 0)) for k, n in small.items())
+    union = a.total() + b.total() - inter
     return inter / union if union else 1.0
+
+
+def _set_similarity(a: frozenset, b: frozenset) -> float:
+    """Jaccard of two sets of values (1.0 for two empty sets); set algebra runs in C."""
+    if not a and not b:
+        return 1.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter)
 
 
 def _align_columns(before: Sheet, after: Sheet) -> list[tuple[int | None, int | None]]:
     cols_a, cols_b = _axis(before, "col"), _axis(after, "col")
-    bags_a: dict[int, Counter] = {c: Counter() for c in cols_a}
-    bags_b: dict[int, Counter] = {c: Counter() for c in cols_b}
-    for (_, c), cell in before.cells.items():
-        if c in bags_a:
-            bags_a[c][cell_key(cell)] += 1
-    for (_, c), cell in after.cells.items():
-        if c in bags_b:
-            bags_b[c][cell_key(cell)] += 1
-    # a column's bag of values survives row insertions, so it aligns columns first
-    sig_a = [hash(frozenset(bags_a[c].items())) for c in cols_a]
-    sig_b = [hash(frozenset(bags_b[c].items())) for c in cols_b]
-    pairs = align(
-        sig_a, sig_b, lambda i, j: _multiset_similarity(bags_a[cols_a[i]], bags_b[cols_b[j]])
-    )
+    vals_a: dict[int, list] = {c: [] for c in cols_a}
+    vals_b: dict[int, list] = {c: [] for c in cols_b}
+    for (r, c), cell in before.cells.items():
+        if c in vals_a:
+            vals_a[c].append(cell_key(cell))
+    for (r, c), cell in after.cells.items():
+        if c in vals_b:
+            vals_b[c].append(cell_key(cell))
+    # a column's set of values survives row insertions, so it aligns columns first
+    sets_a = [frozenset(vals_a[c]) for c in cols_a]
+    sets_b = [frozenset(vals_b[c]) for c in cols_b]
+    sig_a = [hash((s, len(vals_a[c]))) for s, c in zip(sets_a, cols_a, strict=True)]
+    sig_b = [hash((s, len(vals_b[c]))) for s, c in zip(sets_b, cols_b, strict=True)]
+    pairs = align(sig_a, sig_b, lambda i, j: _set_similarity(sets_a[i], sets_b[j]))
     return [(None if i is None else cols_a[i], None if j is None else cols_b[j]) for i, j in pairs]
 
 

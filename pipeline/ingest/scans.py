@@ -382,8 +382,10 @@ def build_pages(
     todo: list[str] = []
     for sha in documents["file_sha256"].unique(maintain_order=True):
         path = cache_dir / f"{sha}_{render_dpi}dpi.parquet"
-        if path.exists():
-            cached[sha] = pl.read_parquet(path)
+        frame = pl.read_parquet(path) if path.exists() else None
+        # a cache entry is only good while the images it names are still stored
+        if frame is not None and all(map(blobs.exists, frame["image_sha256"].drop_nulls())):
+            cached[sha] = frame
         else:
             todo.append(sha)
     blob_of = dict(zip(documents["file_sha256"], documents["blob_sha256"], strict=True))

@@ -26,6 +26,7 @@ import uuid
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import openpyxl
@@ -109,7 +110,7 @@ class Cell:
     def address(self) -> str:
         return f"{get_column_letter(self.col)}{self.row}"
 
-    @property
+    @cached_property
     def text(self) -> str | None:
         """The value as canonical text (the form diffs and encodings compare)."""
         return value_text(self.value)

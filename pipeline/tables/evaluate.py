@@ -406,6 +406,8 @@ def _find(answer: Decimal, cells: list[tuple[str, Decimal]]) -> tuple[str, str |
     quantum = Decimal(1).scaleb(-places)
     for text, value in cells:
         for k in _BASES:
-            if value != 0 and (value.copy_abs() / k).quantize(quantum) == target:
+            scaled = value.copy_abs() / k
+            # Only figures of the answer's size can round to it (and quantize stays exact).
+            if value != 0 and abs(scaled - target) < 1 and scaled.quantize(quantum) == target:
                 return "rounded", text
     return "none", None

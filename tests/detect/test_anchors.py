@@ -48,6 +48,8 @@ class Statement:
     identities: list[tuple[str, int, int, list[int], list[int]]] = field(default_factory=list)
     printed: list[list[int]] = field(default_factory=list)
     misprint: tuple[int, int] | None = None
+    title: str = "Table 1.- Receipts"
+    revised: set[tuple[int, int]] = field(default_factory=set)  # cells printed with an "r"
 
     @property
     def doc_id(self) -> str:
@@ -152,7 +154,7 @@ def read(statements: list[Statement], misreads: dict[tuple[str, int, int], str] 
                 "doc_id": st.doc_id,
                 "page_no": st.page_no,
                 "table_no": st.table_no,
-                "title": "Table 1.- Receipts",
+                "title": st.title,
                 "unit": "In millions of dollars",
                 "unit_multiplier": 1_000_000,
                 "n_rows": len(st.row_labels),
@@ -187,7 +189,7 @@ def read(statements: list[Statement], misreads: dict[tuple[str, int, int], str] 
                         "negative": text.startswith("-"),
                         "is_dash": dash,
                         "footnote": "",
-                        "revised": False,
+                        "revised": (r, c) in st.revised,
                         "conf": 90.0,
                         "x0": 0.0,
                         "y0": 0.0,
@@ -381,7 +383,7 @@ def test_misprints_contradicted_with_implied_value(tmp_path: Path) -> None:
 
 
 def test_unpinnable_failure_anchors_nothing_of_that_identity() -> None:
-    """Without a total column a wrong member cannot be told from its neighbours."""
+    """Without a total column or another printing a wrong member cannot be told apart."""
     st = Statement(
         "u.pdf",
         1,
@@ -391,12 +393,36 @@ def test_unpinnable_failure_anchors_nothing_of_that_identity() -> None:
         [[125, 300], [240, 410], [77, 90], [442, 800]],
     )
     st.printed = [line[:] for line in st.true]
-    st.printed[1][0] = 420  # transposed digits: 240 -> 420
+    st.printed[1][0] = 290  # 4 -> 9: neither an OCR confusion nor a transposition
     result = find_anchors(*read([st]))
     col0 = result.identities.filter(pl.col("total_col_idx") == 0)
-    assert col0["holds"].to_list() == [False] and col0["residual"].to_list() == [-180.0]
+    assert col0["holds"].to_list() == [False] and col0["residual"].to_list() == [-50.0]
     anchored = {(x["row_idx"], x["col_idx"]) for x in result.anchored_cells.iter_rows(named=True)}
     assert anchored == {(0, 1), (1, 1), (2, 1), (3, 1)}
+
+
+def test_transposed_figures_pinned_by_rule_of_nine() -> None:
+    """A residual that one swap of adjacent figures in exactly one cell explains pins it."""
+    st = Statement("t.pdf", 1, 0, ["A", "B", "C", "Total"], ["1950"], [[125], [240], [77], [442]])
+    st.printed = [line[:] for line in st.true]
+    st.printed[1][0] = 420  # 240 printed as 420: residual -180, a multiple of nine
+    result = find_anchors(*read([st]))
+    cell = status_of(result, st.table_id, 1, 0)
+    assert (cell["status"], cell["printed_str"], cell["implied_str"]) == (
+        "contradicted",
+        "420",
+        "240",
+    )
+    assert {x["status"] for x in result.anchored_cells.iter_rows(named=True)} == {
+        "confirmed",
+        "contradicted",
+    }
+    assert len(result.anchored_cells) == 4 and result.repairs.is_empty()
+    # two cells that a swap would each explain: neither is pinned, nothing is anchored
+    st.true[0][0], st.printed[0][0] = 311, 311  # 311 - 180 = 131, a swap of 311
+    st.true[3][0] = st.printed[3][0] = 311 + 240 + 77
+    result = find_anchors(*read([st]))
+    assert result.anchored_cells.is_empty()
 
 
 def test_single_column_confusion_repaired_when_one_reading_fits() -> None:
@@ -554,3 +580,136 @@ def test_perfect_reading_of_synth_corpus(tmp_path: Path) -> None:
     assert scores["repairs_correct"] == scores["repairs"]
     if scores["misprints_pinnable"]:
         assert scores["misprint_flagged_pinnable"] >= 0.9
+
+
+# ---------------------------------------------------------------- other printings
+
+
+def reprints(
+    values: dict[str, list[int]], *, title: str = "Budget Receipts by Source"
+) -> list[Statement]:
+    """One series printed in several volumes: {volume: member values of years 1950-52}.
+
+    Three member rows and a "Total receipts" row over one fiscal-year column per
+    volume (so every member sits in one identity only: no cross direction).
+    """
+    statements = []
+    for v, (volume, members) in enumerate(values.items()):
+        rows = [[m] for m in members] + [[sum(members)]]
+        st = Statement(
+            f"bulletin_{volume}.pdf",
+            4,
+            v % 2,
+            ["Customs", "Excise taxes", "Miscellaneous receipts", "Total receipts"],
+            ["Fiscal year / 1951"],
+            rows,
+            title=f"Table {v + 3}.- {title}",
+        )
+        st.printed = [line[:] for line in st.true]
+        statements.append(st)
+    return statements
+
+
+def test_reprint_pins_the_misprinted_member_in_a_one_direction_table() -> None:
+    statements = reprints({"1951-09": [4120, 2215, 530], "1952-03": [4120, 2215, 530]})
+    late = statements[1]
+    late.printed[0][0] = 4420  # 1 -> 4: neither a misread nor a transposition
+    result = find_anchors(*read(statements))
+    cell = status_of(result, late.table_id, 0, 0)
+    assert (cell["status"], cell["printed_str"], cell["implied_str"], cell["value_str"]) == (
+        "contradicted",
+        "4420",
+        "4120",
+        "4120",
+    )
+    # the rest of the identity is confirmed with the printed values
+    others = result.anchored_cells.filter(
+        (pl.col("table_id") == late.table_id) & (pl.col("row_idx") != 0)
+    )
+    assert others["status"].to_list() == ["confirmed"] * 3
+    assert others["value_str"].to_list() == ["2215", "530", "6865"]
+    assert result.repairs.is_empty()
+
+
+def test_reprint_under_another_title_or_in_the_same_volume_is_no_evidence() -> None:
+    statements = reprints({"1951-09": [4120, 2215, 530], "1952-03": [4120, 2215, 530]})
+    statements[1].printed[0][0] = 4420
+    statements[0].title = "Table 3.- Budget Expenditures by Function"
+    result = find_anchors(*read(statements))
+    assert status_of(result, statements[1].table_id, 0, 0) is None
+    statements[0].title, statements[0].file_name = statements[1].title, statements[1].file_name
+    statements[0].table_no = 1 - statements[1].table_no
+    result = find_anchors(*read(statements))
+    assert status_of(result, statements[1].table_id, 0, 0) is None
+
+
+def test_revised_mark_is_not_a_misprint() -> None:
+    """A figure marked "r" may differ from its earlier printing: never evidence."""
+    statements = reprints({"1951-09": [4120, 2215, 530], "1952-03": [4120, 2215, 530]})
+    late = statements[1]
+    late.printed[1][0] = 2222  # printed revised, but the total still adds the old figure
+    late.revised = {(1, 0)}
+    result = find_anchors(*read(statements))
+    assert status_of(result, late.table_id, 1, 0) is None
+    assert result.anchored_cells.filter(pl.col("table_id") == late.table_id).is_empty()
+    late.revised = set()  # the same figures without the mark: the total is right
+    result = find_anchors(*read(statements))
+    cell = status_of(result, late.table_id, 1, 0)
+    assert (cell["status"], cell["implied_str"]) == ("contradicted", "2215")
+
+
+def test_lone_dissent_among_agreeing_neighbours() -> None:
+    """No printing equals the implied value, but only one cell disagrees with its reprints."""
+    statements = reprints(
+        {
+            "1951-09": [4000, 2215, 530],
+            "1952-03": [4010, 2215, 530],  # silently revised 4000 -> 4010 (no mark)
+            "1952-09": [4000, 2215, 530],
+        }
+    )
+    middle = statements[1]
+    middle.printed[0][0] = 4300  # 0 -> 3 in the hundreds: residual -290
+    result = find_anchors(*read(statements))
+    cell = status_of(result, middle.table_id, 0, 0)
+    assert (cell["status"], cell["implied_str"]) == ("contradicted", "4010")
+    # a neighbour that disagrees too leaves the identity open
+    middle.printed[2][0] = middle.true[2][0] = 531
+    middle.true[3][0] = middle.printed[3][0] = 4010 + 2215 + 531
+    result = find_anchors(*read(statements))
+    assert result.anchored_cells.filter(pl.col("table_id") == middle.table_id).is_empty()
+
+
+def test_reprints_flag_misprints_across_a_generated_series(tmp_path: Path) -> None:
+    """Many volumes of one-direction tables: misprints flagged through the reprints."""
+    rng = random.Random(21)
+    years = list(range(1940, 1952))
+    true = {
+        (label, y): rng.randint(100, 99_999)
+        for label in ("Customs", "Excise taxes", "Estate taxes", "Other")
+        for y in years
+    }
+    labels = ["Customs", "Excise taxes", "Estate taxes", "Other", "Total receipts"]
+    statements = []
+    for v in range(8):  # each volume prints the latest five years
+        cols = years[v : v + 5]
+        grid = [[true[(lab, y)] for y in cols] for lab in labels[:-1]]
+        grid.append([sum(col) for col in zip(*grid, strict=True)])
+        st = Statement(
+            f"vol{v}.pdf",
+            2,
+            0,
+            labels,
+            [f"Fiscal year / {y}" for y in cols],
+            grid,
+            title=f"Table {v % 3 + 1}.- Budget Receipts by Source",
+        )
+        st.identities = [("col_total", 4, c, [0, 1, 2, 3], [c] * 4) for c in range(5)]
+        st.printed = [line[:] for line in grid]
+        if v % 2:
+            misprint(rng, st)
+        statements.append(st)
+    result = find_anchors(*read(statements))
+    scores = evaluate_anchors(result, tmp_path / "t", write_truth(statements, tmp_path / "t"))
+    assert scores["misprints"] == 4 and scores["misprints_pinnable"] == 0
+    assert scores["misprint_flagged"] == 1.0
+    assert scores["precision"] == 1.0 and scores["recall"] == 1.0 and scores["repairs"] == 0
