@@ -31,6 +31,14 @@ every cell they fix:
    cross-direction identity, or a subtotal failing both as total and as member) when
    it is unique. If no cell is unique that way, the identity is still pinned when
    exactly one candidate has exactly one OCR digit-confusion reading that fixes it.
+   Still open, the series' other printings are asked (``_pin_by_reprints``): the
+   same title (modulo "Table N.-"), unit, row and column label in other documents;
+   the only candidate whose implied value another, confirmed printing shows is the
+   breaking cell (or the only one that differs from all its printings while the
+   total agrees with its own); figures with an "r" revised mark are never compared.
+   Last, the bookkeeper's rule of nine: when swapping two adjacent figures of
+   exactly one candidate gives its implied value (a transposition, the commonest
+   typesetting slip; its residual is a multiple of nine), that cell is pinned.
    Otherwise no cell of that identity is anchored by it.
 5. **Repairs.** A breaking cell whose only fixing reading differs from the printed
    one by one confusable digit (``CONFUSABLE_DIGITS``) is repaired; otherwise it is
@@ -41,7 +49,9 @@ every cell they fix:
 
 Known limits: totals that are differences ("Net" = gross - refunds), totals above or
 left of their members, and non-contiguous member sets are not recognised; an
-identity with two wrong cells is left unresolved.
+identity with two wrong cells is left unresolved; a misprinted figure printed in one
+volume only, in a table with totals in one direction, is pinned only when it is a
+transposition.
 """
 
 from __future__ import annotations
@@ -720,16 +730,19 @@ def _pin_by_reprints(
     """Breaking cells of failing identities, pinned by the series' other printings.
 
     A series is reprinted volume after volume (same title modulo "Table N.-", unit,
-    row label and column label). Only printings in other documents that their own
-    table confirms are compared, and never across an "r" revised mark on either
-    side: a revision legitimately changes a figure between volumes. Within one
-    failing identity a candidate cell (one correction makes all its identities hold)
-    is the breaking cell when
+    row label and column label). Printings in other documents are compared, never
+    across an "r" revised mark on either side: a revision legitimately changes a
+    figure between volumes. Within one failing identity a candidate cell (one
+    correction makes all its identities hold) is the breaking cell when
 
     - *support*: it is the only cell whose total-implied value equals another
-      printing of the same figure (and it agrees with none), or
-    - *lone dissent*: no cell has support, every other cell of the identity agrees
-      with at least one other printing, and it differs from every other printing.
+      printing of the same figure that its own table confirms (and the printed
+      value equals no other printing), or
+    - *lone dissent*: no cell has support, the identity's total agrees with another
+      printing of itself, it differs from every other printing of itself, and no
+      other cell of the identity differs from all of its printings. A figure
+      revised without a mark moves its total too, so the total's agreement is what
+      keeps a silent revision from passing for a misprint.
 
     Returns the pins (ident, tkey, row_idx, col_idx, reprint_v: the supporting
     printing's value, null for a lone dissent) and the cells of open identities that
@@ -748,7 +761,7 @@ def _pin_by_reprints(
             schema={c: out_schema[c] for c in _KEY}
         )
     checked = membership.filter("checkable")
-    open_cells = checked.join(open_ids, on="ident").select("ident", *_KEY)
+    open_cells = checked.join(open_ids, on="ident").select("ident", *_KEY, "sign")
     series = _series(tables)
     fact = ["series", "unit_multiplier", "row_label", "col_label"]
     mine = (
@@ -763,8 +776,12 @@ def _pin_by_reprints(
         grid.join(series.join(mine.select("series").unique(), on="series", how="semi"), on="tkey")
         .filter(pl.col("present") & ~pl.col("revised"))
         .join(mine.select(fact).unique(), on=fact, how="semi")
-        .join(membership.join(good, on="ident").select(_KEY).unique(), on=_KEY, how="semi")
-        .select(*fact, doc_o="doc_id", v_o="v")
+        .join(
+            membership.join(good, on="ident").select(_KEY).unique().with_columns(confirmed=True),
+            on=_KEY,
+            how="left",
+        )
+        .select(*fact, doc_o="doc_id", v_o="v", confirmed=pl.col("confirmed").fill_null(False))
     )
     pairs = (
         mine.join(others, on=fact)
@@ -777,7 +794,9 @@ def _pin_by_reprints(
     per_cell = pairs.group_by(_KEY).agg(
         n_other=pl.len(),
         n_same=(pl.col("v_o") == pl.col("v")).sum(),
-        support=pl.col("v_o").filter(implied.fill_null(False) & (pl.col("v_o") != pl.col("v"))),
+        support=pl.col("v_o").filter(
+            implied.fill_null(False) & pl.col("confirmed") & (pl.col("v_o") != pl.col("v"))
+        ),
     )
     cells = (
         open_cells.join(per_cell, on=_KEY, how="left")
@@ -791,12 +810,13 @@ def _pin_by_reprints(
         .with_columns(
             supported=pl.col("candidate") & (pl.col("n_support") > 0) & (pl.col("n_same") == 0),
             agrees=pl.col("n_same") > 0,
-            dissents=pl.col("candidate") & (pl.col("n_other") > 0) & (pl.col("n_same") == 0),
+            differs=(pl.col("n_other") > 0) & (pl.col("n_same") == 0),
         )
     )
     per_ident = cells.group_by("ident").agg(
         n_supported=pl.col("supported").sum(),
-        n_not_agreeing=(~pl.col("agrees")).sum(),
+        n_differing=pl.col("differs").sum(),
+        total_agrees=(pl.col("agrees") & (pl.col("sign") == 1)).any(),
     )
     by_support = (
         cells.join(per_ident.filter(pl.col("n_supported") == 1), on="ident")
@@ -806,10 +826,12 @@ def _pin_by_reprints(
     )
     by_dissent = (
         cells.join(
-            per_ident.filter((pl.col("n_supported") == 0) & (pl.col("n_not_agreeing") == 1)),
+            per_ident.filter(
+                (pl.col("n_supported") == 0) & (pl.col("n_differing") == 1) & pl.col("total_agrees")
+            ),
             on="ident",
         )
-        .filter("dissents")
+        .filter(pl.col("differs") & pl.col("candidate"))
         .select("ident", *_KEY, reprint_v=pl.lit(None, pl.Int64))
     )
     pins = pl.concat([by_support, by_dissent]).select(

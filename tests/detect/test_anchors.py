@@ -658,25 +658,54 @@ def test_revised_mark_is_not_a_misprint() -> None:
     assert (cell["status"], cell["implied_str"]) == ("contradicted", "2215")
 
 
-def test_lone_dissent_among_agreeing_neighbours() -> None:
-    """No printing equals the implied value, but only one cell disagrees with its reprints."""
-    statements = reprints(
-        {
-            "1951-09": [4000, 2215, 530],
-            "1952-03": [4010, 2215, 530],  # silently revised 4000 -> 4010 (no mark)
-            "1952-09": [4000, 2215, 530],
-        }
+def test_lone_dissent_against_an_unconfirmed_reprint() -> None:
+    """The other printing is not confirmed (a blot in its table), so it cannot support an
+    implied value; but the total and the neighbours agree with it and one cell does not."""
+    statements = reprints({"1951-09": [4120, 2215, 530], "1952-03": [4120, 2215, 530]})
+    late = statements[1]
+    late.printed[0][0] = 4420
+    tables, cells = read(statements)
+    blot = (pl.col("table_id") == statements[0].table_id) & (pl.col("row_idx") == 2)
+    cells = cells.with_columns(is_number=~blot).with_columns(
+        value_str=pl.when("is_number").then("value_str")
     )
-    middle = statements[1]
-    middle.printed[0][0] = 4300  # 0 -> 3 in the hundreds: residual -290
-    result = find_anchors(*read(statements))
-    cell = status_of(result, middle.table_id, 0, 0)
-    assert (cell["status"], cell["implied_str"]) == ("contradicted", "4010")
-    # a neighbour that disagrees too leaves the identity open
-    middle.printed[2][0] = middle.true[2][0] = 531
-    middle.true[3][0] = middle.printed[3][0] = 4010 + 2215 + 531
-    result = find_anchors(*read(statements))
-    assert result.anchored_cells.filter(pl.col("table_id") == middle.table_id).is_empty()
+    result = find_anchors(tables, cells)
+    assert result.anchored_cells.filter(pl.col("table_id") == statements[0].table_id).is_empty()
+    cell = status_of(result, late.table_id, 0, 0)
+    assert (cell["status"], cell["implied_str"]) == ("contradicted", "4120")
+
+
+def test_silent_revision_moves_the_total_and_pins_nothing() -> None:
+    """A figure revised without its "r" mark differs from its reprint, and so does the
+    total: the misprinted cell cannot be told apart, so the identity anchors nothing."""
+    statements = reprints({"1951-09": [4000, 2215, 530], "1952-03": [4000, 2230, 530]})
+    early, late = statements
+    early.printed[0][0] = 4300  # 0 -> 3 in the hundreds, residual -300; no printing agrees
+    tables, cells = read(statements)
+    blot = (pl.col("table_id") == late.table_id) & (pl.col("row_idx") == 0)
+    cells = cells.with_columns(is_number=~blot).with_columns(
+        value_str=pl.when("is_number").then("value_str")
+    )
+    result = find_anchors(tables, cells)
+    assert result.anchored_cells.filter(pl.col("table_id") == early.table_id).is_empty()
+
+
+def misprint_one_digit(rng: random.Random, st: Statement, rows: list[int]) -> None:
+    """Change one digit of a member so that neither a misread nor a transposition explains it."""
+    r, c = rng.choice(rows), rng.randrange(len(st.col_labels))
+    text = str(st.true[r][c])
+    for i in rng.sample(range(len(text)), len(text)):
+        for d in rng.sample("0123456789", 10):
+            new = text[:i] + d + text[i + 1 :]
+            pair = {text[i], d}
+            if (
+                d != text[i]
+                and not (i == 0 and d == "0")
+                and pair not in map(set, CONFUSABLE_DIGITS)
+            ):
+                st.printed[r][c] = int(new)
+                st.misprint = (r, c)
+                return
 
 
 def test_reprints_flag_misprints_across_a_generated_series(tmp_path: Path) -> None:
@@ -706,7 +735,7 @@ def test_reprints_flag_misprints_across_a_generated_series(tmp_path: Path) -> No
         st.identities = [("col_total", 4, c, [0, 1, 2, 3], [c] * 4) for c in range(5)]
         st.printed = [line[:] for line in grid]
         if v % 2:
-            misprint(rng, st)
+            misprint_one_digit(rng, st, [0, 1, 2, 3])
         statements.append(st)
     result = find_anchors(*read(statements))
     scores = evaluate_anchors(result, tmp_path / "t", write_truth(statements, tmp_path / "t"))
