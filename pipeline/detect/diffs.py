@@ -397,10 +397,10 @@ def _align_columns(before: Sheet, after: Sheet) -> list[tuple[int | None, int | 
     cols_a, cols_b = _axis(before, "col"), _axis(after, "col")
     vals_a: dict[int, list] = {c: [] for c in cols_a}
     vals_b: dict[int, list] = {c: [] for c in cols_b}
-    for (r, c), cell in before.cells.items():
+    for (_, c), cell in before.cells.items():
         if c in vals_a:
             vals_a[c].append(cell_key(cell))
-    for (r, c), cell in after.cells.items():
+    for (_, c), cell in after.cells.items():
         if c in vals_b:
             vals_b[c].append(cell_key(cell))
     # a column's set of values survives row insertions, so it aligns columns first
