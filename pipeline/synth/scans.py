@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -47,7 +48,7 @@ from pipeline.synth.statements import (
 )
 from pipeline.synth.truth import TRUTH_SCHEMAS, read_truth, truth_frame
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # bump whenever output bytes change, so default_corpus regenerates
 # Fixed PDF metadata: no wall-clock dates, so identical inputs give identical bytes.
 PDF_DATE = "D:20000101000000Z"
 DEFAULT_PARAMS: dict[str, object] = {
@@ -158,12 +159,13 @@ def generate_scans(
     with Progress(disable=not show, transient=True) as bar:
         task = bar.add_task("drawing bulletin pages", total=len(jobs))
         rendered = _render_all(jobs, workers)
-        by_file: dict[str, list[tuple[PageJob, bytes, list[tuple[int, int, int, int]]]]] = {}
-        for job, (png, boxes) in zip(jobs, rendered, strict=True):
-            by_file.setdefault(job.file_name, []).append((job, png, boxes))
+        n_pages = Counter(job.file_name for job in jobs)
+        by_file: dict[str, list[tuple[PageJob, bytes]]] = {}
+        for job, (page_pdf, boxes) in zip(jobs, rendered, strict=True):
+            by_file.setdefault(job.file_name, []).append((job, page_pdf))
             drawn.append((job, boxes))
             bar.advance(task)
-            if len(by_file[job.file_name]) == _n_pages(jobs, job.file_name):
+            if len(by_file[job.file_name]) == n_pages[job.file_name]:
                 pdfs.append(_write_pdf(out_dir / job.file_name, by_file.pop(job.file_name)))
     for job, boxes in drawn:
         _truth_rows(job, boxes, rows)
@@ -274,7 +276,11 @@ def _page_jobs(
 
 
 def render_page(job: PageJob) -> tuple[bytes, list[tuple[int, int, int, int]]]:
-    """Draw and degrade one page; return its PNG bytes and the 300 dpi box of each table."""
+    """Draw and degrade one page; return it as a one-page PDF and the 300 dpi table boxes.
+
+    The page leaves the worker as a finished PDF (image already deflated) so that the
+    costly compression runs in the workers and assembling a volume only copies objects.
+    """
     boxes: list[tuple[int, int, int, int]] = []
     if job.kind == "contents":
         img = draw_contents(job.issue_title, job.contents)
@@ -287,7 +293,12 @@ def render_page(job: PageJob) -> tuple[bytes, list[tuple[int, int, int, int]]]:
             boxes.append(block.draw(draw, top))
             top += block.height + TABLE_GAP
     scan = degrade(img, job.quality, np.random.default_rng(job.noise_seed))
-    return png_bytes(scan), boxes
+    doc = pymupdf.open()
+    page = doc.new_page(width=PAGE_W_PT, height=PAGE_H_PT)
+    page.insert_image(page.rect, stream=png_bytes(scan))
+    data = doc.tobytes(garbage=4, deflate=True, no_new_id=True)
+    doc.close()
+    return data, boxes
 
 
 def _render_all(
@@ -301,18 +312,12 @@ def _render_all(
         yield from pool.map(render_page, jobs, chunksize=4)
 
 
-def _n_pages(jobs: list[PageJob], file_name: str) -> int:
-    return sum(1 for j in jobs if j.file_name == file_name)
-
-
-def _write_pdf(
-    path: Path, pages: list[tuple[PageJob, bytes, list[tuple[int, int, int, int]]]]
-) -> Path:
-    """Assemble page images into an image-only PDF, atomically, with fixed metadata."""
+def _write_pdf(path: Path, pages: list[tuple[PageJob, bytes]]) -> Path:
+    """Assemble one-page PDFs into an image-only volume, atomically, with fixed metadata."""
     doc = pymupdf.open()
-    for _job, png, _boxes in pages:
-        page = doc.new_page(width=PAGE_W_PT, height=PAGE_H_PT)
-        page.insert_image(page.rect, stream=png)
+    for _job, page_pdf in pages:
+        with pymupdf.open("pdf", page_pdf) as single:
+            doc.insert_pdf(single)
     doc.set_metadata(
         {
             "title": f"Treasury Bulletin {pages[0][0].issue_title} (synthetic)",
