@@ -114,6 +114,7 @@ class _Identity:
     total: tuple[int, int]
     members: list[tuple[int, int]]
     tolerance: str
+    holds: bool = True  # as the anchoring stage recorded it
 
 
 @dataclass
@@ -184,9 +185,9 @@ def _load_anchors(wh: _Warehouse) -> None:
 def _load_identities(wh: _Warehouse) -> None:
     columns = [
         "identity_id", "table_id", "kind", "total_row_idx", "total_col_idx",
-        "member_rows", "member_cols", "tolerance",
+        "member_rows", "member_cols", "tolerance", "holds",
     ]  # fmt: skip
-    for iid, tid, kind, trow, tcol, mrows, mcols, tol in _rows(
+    for iid, tid, kind, trow, tcol, mrows, mcols, tol, holds in _rows(
         _asset_table(wh.root, "identities", columns)
     ):
         mrows, mcols = list(mrows or []), list(mcols or [])
@@ -197,7 +198,13 @@ def _load_identities(wh: _Warehouse) -> None:
             )
         # repr() of a float is its shortest round-trip text, so 0.5 stays exactly 0.5.
         wh.identities[iid] = _Identity(
-            iid, tid, kind, (trow, tcol), list(zip(mrows, mcols, strict=True)), repr(tol or 0.0)
+            iid,
+            tid,
+            kind,
+            (trow, tcol),
+            list(zip(mrows, mcols, strict=True)),
+            repr(tol or 0.0),
+            bool(holds),
         )
 
 
@@ -390,11 +397,28 @@ def table_cell(doc: str, page: int, table: int, row: str | int, col: str | int) 
             "identity_ids": list(anchor.identity_ids),
         }
     )
-    if not anchor.identity_ids:
-        raise UnconfirmedCell(f"{where}: anchored without any identity, so nothing confirms it")
-    for identity_id in anchor.identity_ids:
+    confirming = _confirming_identities(anchor)
+    if not confirming:
+        raise UnconfirmedCell(f"{where}: no identity that holds confirms it")
+    for identity_id in confirming:
         check_identity(identity_id)
     return value
+
+
+def _confirming_identities(anchor: _Anchor) -> list[str]:
+    """The identities that confirm a cell, all of which are re-asserted.
+
+    A confirmed cell is confirmed by the identities the anchoring stage found holding; an
+    identity it recorded as failing (e.g. one with an unreadable member elsewhere in the
+    row) is evidence about another cell, not this one. A repaired or contradicted cell
+    must make every one of its identities hold with its anchored value.
+    """
+    wh = _need("identities")
+    if anchor.status != "confirmed":
+        return list(anchor.identity_ids)
+    return [
+        iid for iid in anchor.identity_ids if iid not in wh.identities or wh.identities[iid].holds
+    ]
 
 
 # --------------------------------------------------------------------------- workbook cells

@@ -192,3 +192,46 @@ def test_emit_ignores_the_callers_decimal_context(on_warehouse, capsys):
     with localcontext(Context(prec=2)):
         emit(Decimal("1234.5"), 0)
     assert _emitted(capsys)["answer"] == "1235"
+
+
+def test_a_failing_identity_elsewhere_in_the_row_does_not_unconfirm_a_cell(tmp_path, monkeypatch):
+    """A confirmed cell is re-asserted through the identities that confirm it: a row
+    identity recorded as failing (an unreadable member elsewhere) is skipped, while the
+    column identity that holds is recomputed; with no holding identity the read fails."""
+    from pipeline.config import data_paths
+    from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA
+    from pipeline.store import Warehouse
+
+    from tests.oracles.conftest import write_warehouse
+
+    root = write_warehouse(tmp_path)
+    wh = Warehouse(data_paths(tmp_path))
+    failing = f"{DOC}:3:0:row_total:r0"
+    identities = wh.read("identities", IDENTITIES_SCHEMA)
+    row_identity = identities.head(1).with_columns(
+        identity_id=pl.lit(failing), kind=pl.lit("row_total"), holds=pl.lit(False)
+    )
+    wh.replace("identities", pl.concat([identities, row_identity]), IDENTITIES_SCHEMA)
+    anchored = wh.read("anchored_cells", ANCHORED_CELLS_SCHEMA).with_columns(
+        identity_ids=pl.when((pl.col("table_id") == f"{DOC}:3:0") & (pl.col("row_idx") == 0))
+        .then(pl.col("identity_ids").list.concat(pl.lit([failing])))
+        .otherwise(pl.col("identity_ids"))
+    )
+    wh.replace("anchored_cells", anchored, ANCHORED_CELLS_SCHEMA)
+    monkeypatch.setenv(api.WAREHOUSE_ENV, str(root))
+    api.load_warehouse(root)
+    api.reset_session()
+    assert table_cell(DOC, 3, 0, "Individual income tax", "1948") == Decimal("100")
+    assert [c["identity_id"] for c in api.session_log()["checks"]] == [f"{DOC}:3:0:col_total:c0"]
+
+    only_failing = anchored.with_columns(
+        identity_ids=pl.when((pl.col("table_id") == f"{DOC}:3:0") & (pl.col("row_idx") == 0))
+        .then(pl.lit([failing]))
+        .otherwise(pl.col("identity_ids"))
+    )
+    wh.replace("anchored_cells", only_failing, ANCHORED_CELLS_SCHEMA)
+    api.load_warehouse(root)
+    api.reset_session()
+    with pytest.raises(UnconfirmedCell, match="no identity that holds"):
+        table_cell(DOC, 3, 0, "Individual income tax", "1949")
+    api.reset_session()
