@@ -201,7 +201,6 @@ def test_a_failing_identity_elsewhere_in_the_row_does_not_unconfirm_a_cell(tmp_p
     from pipeline.config import data_paths
     from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA
     from pipeline.store import Warehouse
-
     from tests.oracles.conftest import write_warehouse
 
     root = write_warehouse(tmp_path)
