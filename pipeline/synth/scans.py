@@ -48,7 +48,7 @@ from pipeline.synth.statements import (
 )
 from pipeline.synth.truth import TRUTH_SCHEMAS, read_truth, truth_frame
 
-GENERATOR_VERSION = 2  # bump whenever output bytes change, so default_corpus regenerates
+GENERATOR_VERSION = 3  # bump whenever output bytes change, so default_corpus regenerates
 # Fixed PDF metadata: no wall-clock dates, so identical inputs give identical bytes.
 PDF_DATE = "D:20000101000000Z"
 DEFAULT_PARAMS: dict[str, object] = {

@@ -15,7 +15,7 @@ member figure misprinted so that it contradicts its total.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 import numpy as np
@@ -706,6 +706,11 @@ def build_bulletins(
     printings carry one misprinted member figure.
     """
     specs = [make_series(seed, t + 1) for t in range(tables_per_volume)]
+    # Alternate the negative style over the series that print negatives, so that even a
+    # small corpus has both "(1,234)" and "-1,234".
+    negative = [i for i, s in enumerate(specs) if s.signed or any(ln.sign < 0 for ln in s.lines)]
+    for k, i in enumerate(negative):
+        specs[i] = replace(specs[i], neg_style=("minus", "paren")[(k + seed) % 2])
     current: dict[str, dict[tuple[str, int], int]] = {s.series_id: {} for s in specs}
     last_printed: dict[str, dict[tuple[str, int], tuple[str, int]]] = {
         s.series_id: {} for s in specs

@@ -226,3 +226,16 @@ def test_worker_processes_give_the_same_bytes(tmp_path: Path) -> None:
         tmp_path / "parallel", seed=5, volumes=1, tables_per_volume=2, workers=2
     )
     assert _digests(serial.root) == _digests(parallel.root)
+
+
+def test_both_negative_styles_dashes_decimals_and_marks_appear(statements) -> None:
+    bulletins, _ = statements
+    texts = [c.text for b in bulletins for t in b.tables for row in t.cells for c in row]
+    assert any(t.lstrip("r").startswith("(") for t in texts)
+    assert any(t.lstrip("r").startswith("-") and t.lstrip("r") != "-" for t in texts)
+    assert "-" in texts
+    assert any("." in t for t in texts) and any("." not in t and "," in t for t in texts)
+    assert any(t.endswith("/") for t in texts) and any(t.endswith("*") for t in texts)
+    assert any(t.startswith("r") for t in texts) or any(
+        t.rstrip("*/12 ").endswith("r") for t in texts
+    )
