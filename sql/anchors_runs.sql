@@ -1,10 +1,11 @@
 -- Total lines found by arithmetic (and confirmed for labelled ones): a line t of a
 -- table is a total of the contiguous run of lines [start_line, t) when, in enough of
--- the crossing positions (xpos), its cell equals the sum of the run's cells.
+-- the crossing positions, its cell equals the sum of the run's cells.
 --
--- Input view `lines` (one row per grid position and axis):
---   tkey BIGINT, axis VARCHAR ('down': lines are rows, totals sum down a column;
---   'across': lines are columns, totals sum along a row), line INT, xpos INT,
+-- Input view `lines` (one row per grid position and axis; integer keys only):
+--   lkey BIGINT (one axis of one table: tkey * 2 for rows, tkey * 2 + 1 for columns;
+--   on the row axis totals sum down a column, on the column axis along a row),
+--   strand BIGINT (one crossing position of that axis), line INT,
 --   v BIGINT (value in integer units of the run's scale; null when not a number),
 --   present BOOLEAN, excluded BOOLEAN (a total line left out of the sums, so a parent
 --   total adds its leaves once), label_total BOOLEAN, ulp DOUBLE (one unit of the
@@ -14,21 +15,21 @@
 -- The comparison allows the rounding tolerance n_members * ulp / 2.
 WITH prefix AS (
     SELECT
-        tkey, axis, line, xpos, v, present, excluded, label_total, ulp,
+        lkey, strand, line, v, present, excluded, label_total, ulp,
         coalesce(sum(CASE WHEN present AND NOT excluded THEN v END) OVER w, 0) AS q,
         -- unreadable cells on summed lines: a run containing one cannot be checked
         coalesce(sum(CASE WHEN present OR excluded THEN 0 ELSE 1 END) OVER w, 0) AS m
     FROM lines
     WINDOW w AS (
-        PARTITION BY tkey, axis, xpos ORDER BY line
+        PARTITION BY strand ORDER BY line
         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
     )
 ),
 hits AS (
-    SELECT t.tkey, t.axis, t.line AS total_line, a.line AS start_line, t.xpos, t.v AS total_v
+    SELECT t.lkey, t.line AS total_line, a.line AS start_line, t.v AS total_v
     FROM prefix AS t
     JOIN prefix AS a
-      ON a.tkey = t.tkey AND a.axis = t.axis AND a.xpos = t.xpos AND a.line < t.line
+      ON a.strand = t.strand AND a.line < t.line
     WHERE t.present
       AND NOT a.excluded
       AND t.m = a.m
@@ -38,22 +39,22 @@ hits AS (
 ),
 votes AS (
     SELECT
-        tkey, axis, total_line, start_line,
+        lkey, total_line, start_line,
         count(*) AS n_hold,
         count(*) FILTER (WHERE total_v <> 0) AS n_nonzero
     FROM hits
     GROUP BY ALL
 ),
 line_stats AS (
-    SELECT tkey, axis, line, count(*) FILTER (WHERE present) AS n_present, bool_or(label_total) AS label_total
+    SELECT lkey, line, count(*) FILTER (WHERE present) AS n_present, bool_or(label_total) AS label_total
     FROM lines
     GROUP BY ALL
 )
 SELECT
-    v.tkey, v.axis, v.total_line, v.start_line, v.n_hold, s.n_present,
+    v.lkey, v.total_line, v.start_line, v.n_hold, s.n_present,
     CASE WHEN s.label_total THEN 'label' ELSE 'arithmetic' END AS found_by
 FROM votes AS v
-JOIN line_stats AS s ON s.tkey = v.tkey AND s.axis = v.axis AND s.line = v.total_line
+JOIN line_stats AS s ON s.lkey = v.lkey AND s.line = v.total_line
 -- a labelled total may lose positions to misread cells: one in three is enough
 WHERE (s.label_total AND v.n_hold * 3 >= s.n_present AND v.n_nonzero >= 1)
    -- without a label, demand agreement in most crossing positions and real (nonzero) sums
@@ -62,5 +63,5 @@ WHERE (s.label_total AND v.n_hold * 3 >= s.n_present AND v.n_nonzero >= 1)
 -- several starts can match when zero lines sit at the run's head: keep the best
 -- supported, then the widest (the zeros are members too)
 QUALIFY row_number() OVER (
-    PARTITION BY v.tkey, v.axis, v.total_line ORDER BY v.n_hold DESC, v.start_line
+    PARTITION BY v.lkey, v.total_line ORDER BY v.n_hold DESC, v.start_line
 ) = 1

@@ -92,7 +92,10 @@ DOC_PRIOR_WEIGHT = 2.0
 # Search rounds: each finds one more nesting level of subtotals.
 MAX_ROUNDS = 4
 
-_KEY = ["tkey", "row_idx", "col_idx"]
+# Rows and columns per table are numbered below _SLOT; a position packs into one Int64.
+_SLOT = 4096
+_POS = ["cell", "tkey", "row_idx", "col_idx"]
+_KEY = ["cell"]
 _SPAN = ["tkey", "axis", "total_line"]
 
 
@@ -117,7 +120,8 @@ def find_anchors(tables: pl.DataFrame, table_cells: pl.DataFrame) -> AnchorResul
     cells = check_schema(table_cells, TABLE_CELLS_SCHEMA, "table_cells")
     tables = tables.with_row_index("tkey").with_columns(pl.col("tkey").cast(pl.Int64))
     grid, decimals = _grid(tables, cells)
-    con = duckdb.connect()
+    # two threads: the stage shares a small machine with the rest of the pipeline
+    con = duckdb.connect(config={"threads": 2})
     try:
         lines = _lines(grid, decimals)
         spans = _find_spans(con, lines)
@@ -164,19 +168,35 @@ def _format(units: pl.Expr, dec: pl.Expr, decimals: int) -> pl.Expr:
     return pl.when(units < 0).then("-" + body).otherwise(body)
 
 
+def _cell(tkey: pl.Expr, row_idx: pl.Expr, col_idx: pl.Expr) -> pl.Expr:
+    """One integer per table position: joins on one Int64 beat joins on three columns."""
+    return (tkey * _SLOT + row_idx.cast(pl.Int64)) * _SLOT + col_idx.cast(pl.Int64)
+
+
 def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     """Every position of every table with its value in exact integer units."""
-    unknown = cells.join(tables.select("table_id"), on="table_id", how="anti")
+    cells = cells.join(tables.select("table_id", "tkey"), on="table_id", how="left")
+    unknown = cells.filter(pl.col("tkey").is_null())
     if len(unknown):
         raise ValueError(
             f"table_cells: {len(unknown)} cells belong to no table in `tables` "
             f"(e.g. {unknown['table_id'][0]!r})"
         )
-    dupes = cells.group_by("table_id", "row_idx", "col_idx").len().filter(pl.col("len") > 1)
+    outside = cells.filter(
+        ~pl.col("row_idx").is_between(0, _SLOT - 1) | ~pl.col("col_idx").is_between(0, _SLOT - 1)
+    )
+    if len(outside):
+        first = outside.row(0, named=True)
+        raise ValueError(
+            f"table_cells: {len(outside)} cells lie outside rows/columns 0..{_SLOT - 1} "
+            f"(e.g. table {first['table_id']!r} row {first['row_idx']} col {first['col_idx']})"
+        )
+    cells = cells.with_columns(cell=_cell(pl.col("tkey"), pl.col("row_idx"), pl.col("col_idx")))
+    dupes = cells.filter(pl.col("cell").is_duplicated())
     if len(dupes):
         first = dupes.row(0, named=True)
         raise ValueError(
-            f"table_cells: {len(dupes)} positions hold more than one cell "
+            f"table_cells: {dupes['cell'].n_unique()} positions hold more than one cell "
             f"(e.g. table {first['table_id']!r} row {first['row_idx']} col {first['col_idx']})"
         )
     numeric = pl.col("is_number").fill_null(False) & pl.col("value_str").is_not_null()
@@ -184,89 +204,102 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
     top = cells.filter(numeric).select(frac.max()).item()
     decimals = min(int(top or 0), MAX_DECIMALS)
     units, dec = _scaled(pl.col("value_str"), decimals)
-    cells = cells.join(tables.select("table_id", "tkey"), on="table_id").select(
-        *_KEY,
+    # the label patterns run once per distinct label, not once per cell
+    row_totals = (
+        cells.select(pl.col("row_label").unique())
+        .filter(pl.col("row_label").str.contains(TOTAL_LABEL))
+        .to_series()
+    )
+    # the deepest header level names the column ("Internal revenue / Total" is a total)
+    col_totals = (
+        cells.select(pl.col("col_label").unique())
+        .filter(pl.col("col_label").str.split(" / ").list.last().str.contains(TOTAL_LABEL))
+        .to_series()
+    )
+    grid = cells.select(
+        *_POS,
         "value_str",
-        "is_dash",
-        "revised",
         "row_label",
         "col_label",
         v=pl.when(numeric).then(units),
-        dec=pl.when(numeric).then(dec).otherwise(0),
-    )
-    shape = (
-        tables.select("tkey", row_idx=pl.int_ranges(0, pl.col("n_rows").fill_null(0)))
-        .explode("row_idx", empty_as_null=False)
-        .drop_nulls()
-        .join(
-            tables.select("tkey", col_idx=pl.int_ranges(0, pl.col("n_cols").fill_null(0)))
-            .explode("col_idx", empty_as_null=False)
-            .drop_nulls(),
-            on="tkey",
-        )
-        .with_columns(pl.col("row_idx", "col_idx").cast(pl.Int32))
-    )
-    positions = pl.concat([shape, cells.select(_KEY)]).unique()
-    grid = positions.join(cells, on=_KEY, how="left").with_columns(
-        present=pl.col("v").is_not_null(),
+        dec=pl.when(numeric).then(dec).otherwise(0).cast(pl.Int32),
         is_dash=pl.col("is_dash").fill_null(False),
         revised=pl.col("revised").fill_null(False),
+        row_total=pl.col("row_label").is_in(row_totals.implode()).fill_null(False),
+        col_total=pl.col("col_label").is_in(col_totals.implode()).fill_null(False),
     )
-    row_total = (
-        grid.group_by("tkey", "row_idx")
-        .agg(pl.col("row_label").drop_nulls().first())
-        .select(
-            "tkey", "row_idx", row_total=pl.col("row_label").fill_null("").str.contains(TOTAL_LABEL)
+    # positions the reader left empty: only tables with fewer cells than their shape
+    counts = grid.group_by("tkey").len()
+    sparse = tables.join(counts, on="tkey", how="left").filter(
+        pl.col("len").fill_null(0) < pl.col("n_rows").fill_null(0) * pl.col("n_cols").fill_null(0)
+    )
+    if len(sparse):
+        shape = (
+            sparse.select("tkey", row_idx=pl.int_ranges(0, pl.col("n_rows").fill_null(0)))
+            .explode("row_idx", empty_as_null=False)
+            .drop_nulls()
+            .join(
+                sparse.select("tkey", col_idx=pl.int_ranges(0, pl.col("n_cols").fill_null(0)))
+                .explode("col_idx", empty_as_null=False)
+                .drop_nulls(),
+                on="tkey",
+            )
+            .select(
+                "tkey",
+                pl.col("row_idx", "col_idx").cast(pl.Int32),
+                cell=_cell(pl.col("tkey"), pl.col("row_idx"), pl.col("col_idx")),
+            )
+            .join(grid.select("cell"), on="cell", how="anti")
         )
-    )
-    # the deepest header level names the column ("Internal revenue / Total" is a total)
-    col_total = (
-        grid.group_by("tkey", "col_idx")
-        .agg(pl.col("col_label").drop_nulls().first())
-        .select(
-            "tkey",
-            "col_idx",
-            col_total=pl.col("col_label")
-            .fill_null("")
-            .str.split(" / ")
-            .list.last()
-            .fill_null("")
-            .str.contains(TOTAL_LABEL),
+        grid = pl.concat([grid, shape], how="diagonal_relaxed").with_columns(
+            pl.col("dec", "is_dash", "revised", "row_total", "col_total").fill_null(strategy="zero")
         )
-    )
-    grid = grid.join(row_total, on=["tkey", "row_idx"]).join(col_total, on=["tkey", "col_idx"])
-    table_dec = grid.group_by("tkey").agg(table_dec=pl.col("dec").max().fill_null(0))
-    return grid.join(table_dec, on="tkey"), decimals
+        grid = grid.with_columns(pl.col("is_dash", "revised", "row_total", "col_total").cast(bool))
+    return grid.with_columns(
+        present=pl.col("v").is_not_null(),
+        table_dec=pl.col("dec").max().over("tkey").fill_null(0),
+    ), decimals
 
 
 # ---------------------------------------------------------------- spans
 
 
+def _axis(lkey: pl.Expr) -> pl.Expr:
+    """The axis of a line key (tkey * 2 for rows, tkey * 2 + 1 for columns)."""
+    return pl.when(lkey % 2 == 0).then(pl.lit("down")).otherwise(pl.lit("across"))
+
+
 def _lines(grid: pl.DataFrame, decimals: int) -> pl.DataFrame:
-    """Both axes of every table as lines crossed by positions (input of anchors_runs)."""
+    """Both axes of every table as lines crossed by positions (input of anchors_runs).
+
+    Integer keys only: ``lkey`` names one axis of one table, ``strand`` one crossing
+    position of it (the partition of the prefix sums).
+    """
     ulp = (pl.lit(10.0) ** (decimals - pl.col("table_dec").clip(upper_bound=decimals))).alias("ulp")
-    base = grid.select(_KEY + ["v", "present", "row_total", "col_total", "table_dec"])
-    down = base.select(
-        "tkey",
-        axis=pl.lit("down"),
-        line=pl.col("row_idx"),
-        xpos=pl.col("col_idx"),
-        v=pl.col("v"),
-        present=pl.col("present"),
-        label_total=pl.col("row_total"),
-        ulp=ulp,
+    base = grid.select("tkey", "row_idx", "col_idx", "v", "present", "row_total", "col_total", ulp)
+    lines = pl.concat(
+        [
+            base.select(
+                lkey=pl.col("tkey") * 2,
+                line=pl.col("row_idx"),
+                xpos=pl.col("col_idx"),
+                v=pl.col("v"),
+                present=pl.col("present"),
+                label_total=pl.col("row_total"),
+                ulp=pl.col("ulp"),
+            ),
+            base.select(
+                lkey=pl.col("tkey") * 2 + 1,
+                line=pl.col("col_idx"),
+                xpos=pl.col("row_idx"),
+                v=pl.col("v"),
+                present=pl.col("present"),
+                label_total=pl.col("col_total"),
+                ulp=pl.col("ulp"),
+            ),
+        ]
     )
-    across = base.select(
-        "tkey",
-        axis=pl.lit("across"),
-        line=pl.col("col_idx"),
-        xpos=pl.col("row_idx"),
-        v=pl.col("v"),
-        present=pl.col("present"),
-        label_total=pl.col("col_total"),
-        ulp=ulp,
-    )
-    return pl.concat([down, across])
+    return lines.with_columns(strand=pl.col("lkey") * _SLOT + pl.col("xpos"))
 
 
 def _find_spans(con: duckdb.DuckDBPyConnection, lines: pl.DataFrame) -> pl.DataFrame:
@@ -276,71 +309,85 @@ def _find_spans(con: duckdb.DuckDBPyConnection, lines: pl.DataFrame) -> pl.DataF
     totals found so far. Only tables whose left-out set changed are searched again.
     """
     span_schema = {
-        "tkey": pl.Int64,
-        "axis": pl.String,
+        "lkey": pl.Int64,
         "total_line": pl.Int32,
         "start_line": pl.Int32,
         "found_by": pl.String,
     }
+    line_key = ["lkey", "total_line"]
     accepted = pl.DataFrame(schema=span_schema)
-    excluded = lines.filter("label_total").select("tkey", "axis", total_line="line").unique()
-    todo = lines.select("tkey").unique()
+    labelled = lines.filter("label_total").select("lkey", total_line="line").unique()
+    excluded = labelled
+    batch = lines
     for _ in range(MAX_ROUNDS):
-        batch = (
-            lines.join(todo, on="tkey", how="semi")
-            .join(
-                excluded.with_columns(excluded=pl.lit(True)),
-                left_on=["tkey", "axis", "line"],
-                right_on=["tkey", "axis", "total_line"],
-                how="left",
-            )
-            .with_columns(pl.col("excluded").fill_null(False))
-        )
+        batch = batch.join(
+            excluded.with_columns(excluded=pl.lit(True)),
+            left_on=["lkey", "line"],
+            right_on=line_key,
+            how="left",
+        ).with_columns(pl.col("excluded").fill_null(False))
         if batch.is_empty():
             break
         con.register("lines", batch)
         found = run_sql(con, "anchors_runs")
         con.unregister("lines")
         new = found.select(
-            pl.col("tkey").cast(pl.Int64),
-            "axis",
+            pl.col("lkey").cast(pl.Int64),
             pl.col("total_line").cast(pl.Int32),
             pl.col("start_line").cast(pl.Int32),
             "found_by",
-        ).join(accepted, on=_SPAN, how="anti")
+        ).join(accepted, on=line_key, how="anti")
         accepted = pl.concat([accepted, new])
-        known = accepted.select("tkey", "axis", "total_line")
+        known = accepted.select(line_key)
         # search again where the left-out set is not yet the set of found totals
         changed = pl.concat(
-            [known.join(excluded, on=_SPAN, how="anti"), excluded.join(known, on=_SPAN, how="anti")]
+            [
+                known.join(excluded, on=line_key, how="anti"),
+                excluded.join(known, on=line_key, how="anti"),
+            ]
         )
-        todo = changed.select("tkey").unique()
+        todo = changed.select(tkey=pl.col("lkey") // 2).unique()
+        todo = pl.concat(
+            [todo.select(lkey=pl.col("tkey") * 2), todo.select(lkey=pl.col("tkey") * 2 + 1)]
+        )
+        batch = lines.join(todo, on="lkey", how="semi")
         excluded = known
     return pl.concat(
-        [accepted.with_columns(fallback=pl.lit(False)), _fallback_spans(lines, accepted)]
+        [
+            accepted.with_columns(fallback=pl.lit(False)),
+            _fallback_spans(labelled, accepted),
+        ]
+    ).select(
+        tkey=pl.col("lkey") // 2,
+        axis=_axis(pl.col("lkey")),
+        total_line="total_line",
+        start_line="start_line",
+        found_by="found_by",
+        fallback="fallback",
     )
 
 
-def _fallback_spans(lines: pl.DataFrame, accepted: pl.DataFrame) -> pl.DataFrame:
+def _fallback_spans(labelled: pl.DataFrame, accepted: pl.DataFrame) -> pl.DataFrame:
     """Labelled total lines the arithmetic never confirmed, read as the layout suggests.
 
     In a one- or two-column table a single misread cell outvotes the arithmetic, yet
     the label still says "Total": take the run from just below the previous total
     line (or the top) so the failing identity can be pinned or repaired.
     """
-    labelled = lines.filter("label_total").select("tkey", "axis", total_line="line").unique()
-    missing = labelled.join(accepted, on=_SPAN, how="anti")
-    bounds = pl.concat([labelled, accepted.select(_SPAN)]).unique().rename({"total_line": "bound"})
+    line_key = ["lkey", "total_line"]
+    missing = labelled.join(accepted, on=line_key, how="anti")
+    bounds = (
+        pl.concat([labelled, accepted.select(line_key)]).unique().rename({"total_line": "bound"})
+    )
     start = (
-        missing.join(bounds, on=["tkey", "axis"], how="left")
+        missing.join(bounds, on="lkey", how="left")
         .with_columns(bound=pl.when(pl.col("bound") < pl.col("total_line")).then("bound"))
-        .group_by(_SPAN)
+        .group_by(line_key)
         .agg(start_line=(pl.col("bound").max().fill_null(-1) + 1).cast(pl.Int32))
     )
     return start.filter(pl.col("start_line") < pl.col("total_line")).select(
-        "tkey",
-        "axis",
-        "total_line",
+        "lkey",
+        pl.col("total_line").cast(pl.Int32),
         "start_line",
         found_by=pl.lit("label"),
         fallback=pl.lit(True),
@@ -366,16 +413,19 @@ def _identities(
         "nested",
     )
     nested = members.group_by(_SPAN).agg(pl.col("nested").first())
-    crosses = pl.concat(
-        [
-            grid.select("tkey", axis=pl.lit("down"), cross=pl.col("col_idx")),
-            grid.select("tkey", axis=pl.lit("across"), cross=pl.col("row_idx")),
-        ]
-    ).unique()
+    # every crossing position of a span: 0 .. the table's last column (row)
+    extent = grid.group_by("tkey").agg(
+        n_rows=pl.col("row_idx").max() + 1, n_cols=pl.col("col_idx").max() + 1
+    )
     down = pl.col("axis") == "down"
     ids = (
         spans.join(nested, on=_SPAN)
-        .join(crosses, on=["tkey", "axis"])
+        .join(extent, on="tkey")
+        .with_columns(
+            cross=pl.int_ranges(0, pl.when(down).then("n_cols").otherwise("n_rows"), dtype=pl.Int32)
+        )
+        .explode("cross", empty_as_null=False)
+        .drop_nulls("cross")
         .with_columns(
             row_idx=pl.when(down).then(pl.col("total_line")).otherwise(pl.col("cross")),
             col_idx=pl.when(down).then(pl.col("cross")).otherwise(pl.col("total_line")),
@@ -385,6 +435,7 @@ def _identities(
             .then(pl.lit("col_total"))
             .otherwise(pl.lit("row_total")),
         )
+        .with_columns(cell=_cell(pl.col("tkey"), pl.col("row_idx"), pl.col("col_idx")))
         # an identity needs a printed total; a blank total cell asserts nothing
         .join(grid.filter("present").select(_KEY), on=_KEY, how="semi")
         .join(tables.select("tkey", "table_id", "doc_id"), on="tkey")
@@ -410,9 +461,13 @@ def _identities(
                 sign=pl.lit(-1, pl.Int64),
             ),
         ]
+    )
+    membership = membership.with_columns(
+        cell=_cell(pl.col("tkey"), pl.col("row_idx"), pl.col("col_idx"))
     ).join(grid.select(_KEY + ["v", "present", "dec"]), on=_KEY, how="left")
     sums = (
-        membership.sort("ident", "row_idx", "col_idx")
+        # cell order is row-major within a table, so the member lists come out sorted
+        membership.sort("ident", "cell")
         .group_by("ident")
         .agg(
             total=pl.col("v").filter(pl.col("sign") == 1).first(),
@@ -744,17 +799,11 @@ def _pin_by_reprints(
       revised without a mark moves its total too, so the total's agreement is what
       keeps a silent revision from passing for a misprint.
 
-    Returns the pins (ident, tkey, row_idx, col_idx, reprint_v: the supporting
+    Returns the pins (ident, cell, reprint_v: the supporting
     printing's value, null for a lone dissent) and the cells of open identities that
     agree with another printing of themselves.
     """
-    out_schema = {
-        "ident": pl.Int64,
-        "tkey": pl.Int64,
-        "row_idx": pl.Int32,
-        "col_idx": pl.Int32,
-        "reprint_v": pl.Int64,
-    }
+    out_schema = {"ident": pl.Int64, "cell": pl.Int64, "reprint_v": pl.Int64}
     open_ids = open_failing.select("ident").unique().join(resolved, on="ident", how="anti")
     if open_ids.is_empty():
         return pl.DataFrame(schema=out_schema), pl.DataFrame(
@@ -891,7 +940,7 @@ def _assemble(
     )
     anchored = (
         pl.concat([confirmed, status.select(_KEY + ["status", "new_v"])])
-        .join(grid.select(*_KEY, "value_str", "dec", "row_label", "col_label"), on=_KEY)
+        .join(grid.select(*_POS, "value_str", "dec", "row_label", "col_label"), on=_KEY)
         .join(tables.select("tkey", "table_id", "doc_id", "page_no", "table_no"), on="tkey")
         .join(cell_ids, on=_KEY)
         .join(tables.select("tkey", "unit_multiplier", "quality"), on="tkey")
