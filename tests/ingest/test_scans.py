@@ -25,6 +25,7 @@ from pipeline.ingest.scans import (
 )
 from pipeline.store import INTAKE_SCHEMA, QUARANTINE_SCHEMA
 from pipeline.synth.malformed import write_malformed_pdfs
+from pipeline.synth.scans import generate_scans
 
 
 def test_parse_volume_from_file_names():
@@ -188,3 +189,20 @@ def test_real_bulletins_documents_and_pages(shared_data, store, tmp_path):
     assert (scan["text_layer_chars"] > 0).all()  # the archive OCR layer that auto ignores
     assert scan["dpi"].to_list() == [200.0, 200.0]  # 300 DPI scans, rendered at 200
     assert set(got["quality"]) <= {"clear", "blurry"}
+
+
+def test_quality_tags_on_the_synth_corpus_follow_its_recorded_scan_quality(store, tmp_path):
+    warehouse, blobs = store
+    corpus = generate_scans(
+        tmp_path / "corpus", seed=5, volumes=2, tables_per_volume=4, dpi_choices=(150, 80, 60)
+    )
+    ingest_documents([("synth-scans", tmp_path / "corpus")], warehouse, blobs)
+    pages = build_pages(warehouse, blobs, render_dpi=200, workers=2)
+    got = pages.join(warehouse.read("documents").select("doc_id", "file_name"), on="doc_id")
+    truth = corpus.truth("truth_pages").join(got, on=["file_name", "page_no"])
+    assert len(truth) == len(pages) == corpus.truth("truth_pages").height
+    expected = {150: "clear", 80: "blurry", 60: "very_blurry"}
+    assert 150 in set(truth["dpi"]) and len(set(truth["dpi"])) >= 2
+    for row in truth.iter_rows(named=True):
+        assert row["quality"] == expected[row["dpi"]], row
+        assert row["dpi_right"] == pytest.approx(row["dpi"], rel=0.02)
