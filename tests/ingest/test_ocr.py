@@ -7,13 +7,13 @@ from collections import Counter
 import polars as pl
 import pymupdf
 import pytest
-from scan_fixtures import image_pdf, statement_numbers, statement_page, text_pdf
 
 from pipeline.ingest import ocr
 from pipeline.ingest.ocr import build_words, parse_tsv
 from pipeline.ingest.scans import build_pages, ingest_documents
 from pipeline.ingest.schemas import WORDS_SCHEMA
 from pipeline.store import INTAKE_SCHEMA, QUARANTINE_SCHEMA
+from tests.ingest.scan_fixtures import image_pdf, statement_numbers, statement_page, text_pdf
 
 TSV = (
     "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"

@@ -6,14 +6,6 @@ import numpy as np
 import polars as pl
 import pymupdf
 import pytest
-from scan_fixtures import (
-    gray_array,
-    image_pdf,
-    scanned_with_hidden_text,
-    statement_numbers,
-    statement_page,
-    text_pdf,
-)
 
 from pipeline.ingest.scans import (
     blur_score,
@@ -26,6 +18,14 @@ from pipeline.ingest.scans import (
 from pipeline.store import INTAKE_SCHEMA, QUARANTINE_SCHEMA
 from pipeline.synth.malformed import write_malformed_pdfs
 from pipeline.synth.scans import generate_scans
+from tests.ingest.scan_fixtures import (
+    gray_array,
+    image_pdf,
+    scanned_with_hidden_text,
+    statement_numbers,
+    statement_page,
+    text_pdf,
+)
 
 
 def test_parse_volume_from_file_names():
