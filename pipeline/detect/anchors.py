@@ -96,7 +96,7 @@ MAX_ROUNDS = 4
 _SLOT = 4096
 _POS = ["cell", "tkey", "row_idx", "col_idx"]
 _KEY = ["cell"]
-_SPAN = ["tkey", "axis", "total_line"]
+_SPAN = ["lkey", "total_line"]
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ def find_anchors(tables: pl.DataFrame, table_cells: pl.DataFrame) -> AnchorResul
     try:
         lines = _lines(grid, decimals)
         spans = _find_spans(con, lines)
-        con.register("spans", spans.select("tkey", "axis", "total_line", "start_line"))
+        con.register("spans", spans.select("lkey", "total_line", "start_line"))
         members = run_sql(con, "anchors_members")
     finally:
         con.close()
@@ -358,6 +358,7 @@ def _find_spans(con: duckdb.DuckDBPyConnection, lines: pl.DataFrame) -> pl.DataF
             _fallback_spans(labelled, accepted),
         ]
     ).select(
+        "lkey",
         tkey=pl.col("lkey") // 2,
         axis=_axis(pl.col("lkey")),
         total_line="total_line",
@@ -406,8 +407,7 @@ def _identities(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """One identity per span and crossing position, checked; and its cells (long form)."""
     members = members.select(
-        pl.col("tkey").cast(pl.Int64),
-        "axis",
+        pl.col("lkey").cast(pl.Int64),
         pl.col("total_line").cast(pl.Int32),
         pl.col("member_line").cast(pl.Int32),
         "nested",
@@ -439,7 +439,8 @@ def _identities(
         # an identity needs a printed total; a blank total cell asserts nothing
         .join(grid.filter("present").select(_KEY), on=_KEY, how="semi")
         .join(tables.select("tkey", "table_id", "doc_id"), on="tkey")
-        .sort("tkey", "axis", "total_line", "cross")
+        # across before down within a table, as the identity ids sort
+        .sort("tkey", pl.col("lkey") % 2 == 0, "total_line", "cross")
         .with_columns(
             identity_id=pl.format(
                 "{}:{}:{}:r{}c{}", "table_id", "kind", "axis", "row_idx", "col_idx"
@@ -447,29 +448,35 @@ def _identities(
             ident=pl.int_range(pl.len(), dtype=pl.Int64),
         )
     )
-    member_cells = ids.select("ident", "tkey", "axis", "total_line", "cross").join(
-        members.select(_SPAN + ["member_line"]), on=_SPAN
-    )
-    membership = pl.concat(
+    # each span's cells: its members (sign -1) and its total (sign +1), in line order
+    span_cells = pl.concat(
         [
-            ids.select("ident", "tkey", "row_idx", "col_idx", sign=pl.lit(1, pl.Int64)),
-            member_cells.select(
-                "ident",
-                "tkey",
-                row_idx=pl.when(pl.col("axis") == "down").then("member_line").otherwise("cross"),
-                col_idx=pl.when(pl.col("axis") == "down").then("cross").otherwise("member_line"),
-                sign=pl.lit(-1, pl.Int64),
-            ),
+            members.select(*_SPAN, "member_line", sign=pl.lit(-1, pl.Int64)),
+            members.select(_SPAN)
+            .unique()
+            .select(*_SPAN, member_line="total_line", sign=pl.lit(1, pl.Int64)),
         ]
+    ).sort(*_SPAN, "member_line")
+    # ids are in ident order and the join keeps it: membership comes out in ident
+    # order, members in position order, with no sort of the long frame
+    down = pl.col("lkey") % 2 == 0
+    membership = (
+        ids.select("ident", "tkey", "lkey", "total_line", "cross")
+        .join(span_cells, on=_SPAN, maintain_order="left_right")
+        .select(
+            "ident",
+            "tkey",
+            row_idx=pl.when(down).then("member_line").otherwise("cross"),
+            col_idx=pl.when(down).then("cross").otherwise("member_line"),
+            sign="sign",
+        )
     )
     membership = membership.with_columns(
         cell=_cell(pl.col("tkey"), pl.col("row_idx"), pl.col("col_idx"))
-    ).join(grid.select(_KEY + ["v", "present", "dec"]), on=_KEY, how="left")
+    ).join(grid.select(_KEY + ["v", "present", "dec"]), on=_KEY, how="left", maintain_order="left")
     sums = (
-        # cell order is row-major within a table, so the member lists come out sorted
-        membership.sort("ident", "cell")
-        .group_by("ident")
-        .agg(
+        # group_by keeps each group's rows in frame order: members by position
+        membership.group_by("ident").agg(
             total=pl.col("v").filter(pl.col("sign") == 1).first(),
             members_sum=pl.col("v").filter(pl.col("sign") == -1).sum(),
             n_members=(pl.col("sign") == -1).sum().cast(pl.Int32),
@@ -495,7 +502,10 @@ def _identities(
     )
     ids = _tolerance(ids)
     membership = membership.join(
-        ids.select("ident", "res", "tol", "holds", "checkable"), on="ident", how="inner"
+        ids.select("ident", "res", "tol", "holds", "checkable"),
+        on="ident",
+        how="inner",
+        maintain_order="left",
     )
     return ids, membership
 
@@ -608,8 +618,11 @@ def _pin(
     """
     checked = membership.filter("checkable")
     # correction d of this cell that makes the identity hold: |res + sign*d| <= tol
+    # only cells of failing identities can break one: window the few, not every cell
+    in_failing_ids = checked.filter(~pl.col("holds")).select(_KEY).unique()
     window = (
-        checked.with_columns(center=-pl.col("sign") * pl.col("res"))
+        checked.join(in_failing_ids, on=_KEY, how="semi")
+        .with_columns(center=-pl.col("sign") * pl.col("res"))
         .group_by(_KEY)
         .agg(
             lo=(pl.col("center") - pl.col("tol")).max(),
@@ -617,8 +630,10 @@ def _pin(
             n_fail=(~pl.col("holds")).sum(),
         )
     )
-    candidates = window.filter((pl.col("n_fail") > 0) & (pl.col("lo") <= pl.col("hi"))).join(
-        grid.filter("present").select(_KEY + ["v", "value_str", "is_dash", "dec"]), on=_KEY
+    candidates = (
+        window.filter((pl.col("n_fail") > 0) & (pl.col("lo") <= pl.col("hi")))
+        .join(grid.select(_KEY + ["v", "value_str", "is_dash", "dec", "present"]), on=_KEY)
+        .filter("present")
     )
     failing = checked.filter(~pl.col("holds")).select("ident", *_KEY)
     in_failing = failing.join(candidates.select(_KEY + ["n_fail"]), on=_KEY)
@@ -920,32 +935,42 @@ def _assemble(
         holds="holds",
         found_by="found_by",
     )
-    good = membership.filter("holds").select("ident").unique()
-    good = pl.concat([good, resolved.select("ident")]).unique()
-    # idents follow the identities' sorted order, so the lists come out stable
+    good = pl.concat([ids.filter("holds").select("ident"), resolved.select("ident")]).unique()
     cell_ids = (
         membership.select(*_KEY, "ident", "sign")
-        .sort("ident")
         .join(ids.select("ident", "identity_id"), on="ident", maintain_order="left")
+        # membership is in ident order and group_by keeps row order within a group
         .group_by(_KEY)
-        .agg(pl.col("identity_id").alias("identity_ids"), is_total=(pl.col("sign") == 1).any())
+        .agg(
+            pl.col("identity_id").alias("identity_ids"),
+            is_total=(pl.col("sign") == 1).any(),
+        )
     )
     confirmed = (
         membership.filter(pl.col("present").fill_null(False))
-        .join(good, on="ident")
+        .join(good, on="ident", how="semi")
         .select(_KEY)
         .unique()
         .join(status.select(_KEY), on=_KEY, how="anti")
         .with_columns(status=pl.lit("confirmed"), new_v=pl.lit(None, pl.Int64))
     )
+    where = ["table_id", "doc_id", "page_no", "table_no", "unit_multiplier", "quality"]
     anchored = (
+        # sorting the narrow key frame first keeps the wide joins in cell order
         pl.concat([confirmed, status.select(_KEY + ["status", "new_v"])])
-        .join(grid.select(*_POS, "value_str", "dec", "row_label", "col_label"), on=_KEY)
-        .join(tables.select("tkey", "table_id", "doc_id", "page_no", "table_no"), on="tkey")
-        .join(cell_ids, on=_KEY)
-        .join(tables.select("tkey", "unit_multiplier", "quality"), on="tkey")
-        .with_columns(new_str=_format(pl.col("new_v"), pl.col("dec"), decimals))
         .sort(_KEY)
+        .join(
+            grid.select(*_POS, "value_str", "dec", "row_label", "col_label"),
+            on=_KEY,
+            maintain_order="left",
+        )
+        .join(tables.select("tkey", *where), on="tkey", maintain_order="left")
+        .join(cell_ids, on=_KEY, maintain_order="left")
+        .with_columns(
+            new_str=pl.when(pl.col("new_v").is_not_null()).then(
+                _format(pl.col("new_v"), pl.col("dec"), decimals)
+            )
+        )
     )
     anchored_cells = check_schema(
         anchored.with_columns(
