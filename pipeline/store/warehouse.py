@@ -46,6 +46,13 @@ class Warehouse:
         self.paths = paths or data_paths()
         self.root = self.paths.warehouse
 
+    @classmethod
+    def at(cls, folder: str | Path) -> Warehouse:
+        """The warehouse in ``folder`` itself (e.g. a copy handed to the oracle sandbox)."""
+        warehouse = cls(data_paths(Path(folder).parent))
+        warehouse.root = Path(folder).resolve()
+        return warehouse
+
     def folder(self, asset: str) -> Path:
         return self.root / asset
 
@@ -89,14 +96,24 @@ class Warehouse:
         parts = self.parts(asset)
         if not parts:
             if schema is None:
-                raise FileNotFoundError(f"asset {asset!r} has no Parquet under {self.folder(asset)}")
+                raise FileNotFoundError(
+                    f"asset {asset!r} has no Parquet under {self.folder(asset)}"
+                )
             return pl.DataFrame(schema=dict(schema))
         df = pl.concat([pl.read_parquet(p) for p in parts], how="diagonal_relaxed")
         return check_schema(df, schema, asset) if schema is not None else df
 
-    def connect(self) -> duckdb.DuckDBPyConnection:
-        """An in-memory DuckDB with one view per asset folder."""
+    def connect(
+        self, required: Mapping[str, Mapping[str, pl.DataType]] | None = None
+    ) -> duckdb.DuckDBPyConnection:
+        """An in-memory DuckDB with one view per asset folder.
+
+        ``required`` names assets the caller's SQL reads: one that has no Parquet yet
+        becomes an empty table of its schema, so a rule over it sees nothing rather than
+        failing on a missing view (e.g. a corpus whose pages all have a text layer).
+        """
         con = duckdb.connect()
+        present = set()
         if self.root.exists():
             for folder in sorted(p for p in self.root.iterdir() if p.is_dir()):
                 if any(folder.glob("*.parquet")):
@@ -105,6 +122,11 @@ class Warehouse:
                         f"CREATE VIEW {folder.name} AS SELECT * FROM "
                         f"read_parquet('{glob}', union_by_name = true)"
                     )
+                    present.add(folder.name)
+        for name, schema in (required or {}).items():
+            if name not in present:
+                con.register(f"{name}_empty", pl.DataFrame(schema=dict(schema)))
+                con.execute(f"CREATE VIEW {name} AS SELECT * FROM {name}_empty")
         return con
 
 
