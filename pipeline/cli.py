@@ -129,6 +129,54 @@ def status(data_root: Path = typer.Option(None, help="Data root.")) -> None:
 
 
 @app.command()
+def evaluate(
+    data_root: Path = typer.Option(None, help="Data root of a build over a generated corpus."),
+    truth: Path = typer.Option(
+        None, help="Ground-truth folder (default: <data>/corpus/scans/truth)."
+    ),
+) -> None:
+    """Score a build against the generator's ground truth: tables, anchors, answer keys."""
+    import tempfile
+
+    from pipeline.detect.anchors import AnchorResult, evaluate_anchors
+    from pipeline.store import Warehouse
+    from pipeline.synth.keys import score_keys
+    from pipeline.tables.evaluate import evaluate_tables
+
+    paths = data_paths(data_root)
+    truth = truth or paths.corpus / "scans" / "truth"
+    if not (truth / "truth_cells.parquet").exists():
+        _fail(f"no ground truth at {truth}: evaluate needs a corpus made by `ledgerforge synth`")
+    wh = Warehouse(paths)
+    documents = wh.read("documents")
+    tables = evaluate_tables(
+        wh.read("tables"),
+        wh.read("table_cells"),
+        truth,
+        documents,
+        wh.read("pages"),
+        wh.read("words"),
+    )
+    console.print("[bold]tables[/bold]\n" + tables.summary(), highlight=False)
+    anchors = evaluate_anchors(
+        AnchorResult(wh.read("identities"), wh.read("anchored_cells"), wh.read("repairs")),
+        truth,
+        documents,
+    )
+    console.print("[bold]anchored cells[/bold]")
+    for name, value in anchors.items():
+        console.print(f"  {name}: {value}", highlight=False)
+    with tempfile.TemporaryDirectory() as scratch:
+        keys = score_keys(wh.read("tasks"), paths.warehouse, truth, Path(scratch))
+    console.print("[bold]answer keys[/bold]\n  " + keys.summary(), highlight=False)
+    wrong = keys.scores.filter(keys.scores["status"] != "right")
+    for row in wrong.head(20).iter_rows(named=True):
+        console.print(
+            f"  {row['task_id']} ({row['kind']}): key {row['answer']}, truth {row['true_answer']}"
+        )
+
+
+@app.command()
 def audit(
     release_dir: Path = typer.Argument(..., exists=True, file_okay=False, help="A release folder."),
     data_root: Path = typer.Option(None, help="Data root whose warehouse the oracles read."),

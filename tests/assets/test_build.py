@@ -78,3 +78,17 @@ def test_rebuild_reuses_ocr_and_the_release(built):
     meta = release[0].materialization.metadata
     assert meta["new_release"].value is False and meta["version"].value == "v1"
     assert sorted(p.name for p in Path(data_paths(lf.data_root).releases).iterdir()) == ["v1"]
+
+
+def test_evaluate_command_scores_the_build(built):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    _, corpus, lf, _ = built
+    result = CliRunner().invoke(
+        app, ["evaluate", "--data-root", lf.data_root, "--truth", str(corpus.truth_dir)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "wrong 0, unverifiable 0" in result.output
+    assert "precision: 1.0" in result.output
