@@ -9,26 +9,18 @@
 --   v BIGINT (value in integer units of the run's scale; null when not a number),
 --   present BOOLEAN, excluded BOOLEAN (a total line left out of the sums, so a parent
 --   total adds its leaves once), label_total BOOLEAN, ulp DOUBLE (one unit of the
---   table's last printed place, in integer units).
+--   table's last printed place, in integer units),
+--   q BIGINT (sum of the summed cells on lines before this one, same strand),
+--   m BIGINT (unreadable cells on summed lines before this one: a run containing
+--   one cannot be checked). The prefix sums come in precomputed (a running sum
+--   over the strand-sorted frame is cheaper than a window partitioned by strand).
 --
 -- Prefix sums turn "run sum equals total" into a lookup: Q(t) - v(t) = Q(a).
 -- The comparison allows the rounding tolerance n_members * ulp / 2.
-WITH prefix AS (
-    SELECT
-        lkey, strand, line, v, present, excluded, label_total, ulp,
-        coalesce(sum(CASE WHEN present AND NOT excluded THEN v END) OVER w, 0) AS q,
-        -- unreadable cells on summed lines: a run containing one cannot be checked
-        coalesce(sum(CASE WHEN present OR excluded THEN 0 ELSE 1 END) OVER w, 0) AS m
-    FROM lines
-    WINDOW w AS (
-        PARTITION BY strand ORDER BY line
-        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
-    )
-),
-hits AS (
+WITH hits AS (
     SELECT t.lkey, t.line AS total_line, a.line AS start_line, t.v AS total_v
-    FROM prefix AS t
-    JOIN prefix AS a
+    FROM lines AS t
+    JOIN lines AS a
       ON a.strand = t.strand AND a.line < t.line
     WHERE t.present
       AND NOT a.excluded

@@ -125,6 +125,7 @@ def find_anchors(tables: pl.DataFrame, table_cells: pl.DataFrame) -> AnchorResul
     try:
         lines = _lines(grid, decimals)
         spans = _find_spans(con, lines)
+        del lines  # the largest frame of the stage (two rows per cell)
         con.register("spans", spans.select("lkey", "total_line", "start_line"))
         members = run_sql(con, "anchors_members")
     finally:
@@ -175,7 +176,18 @@ def _cell(tkey: pl.Expr, row_idx: pl.Expr, col_idx: pl.Expr) -> pl.Expr:
 
 def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     """Every position of every table with its value in exact integer units."""
-    cells = cells.join(tables.select("table_id", "tkey"), on="table_id", how="left")
+    # only the columns this stage reads: the join copies every column it carries
+    cells = cells.select(
+        "table_id",
+        "row_idx",
+        "col_idx",
+        "value_str",
+        "is_number",
+        "is_dash",
+        "revised",
+        "row_label",
+        "col_label",
+    ).join(tables.select("table_id", "tkey"), on="table_id", how="left")
     unknown = cells.filter(pl.col("tkey").is_null())
     if len(unknown):
         raise ValueError(
@@ -299,7 +311,29 @@ def _lines(grid: pl.DataFrame, decimals: int) -> pl.DataFrame:
             ),
         ]
     )
-    return lines.with_columns(strand=pl.col("lkey") * _SLOT + pl.col("xpos"))
+    # strand-major, line order within a strand: the order the prefix sums run in
+    return (
+        lines.with_columns(strand=pl.col("lkey") * _SLOT + pl.col("xpos"))
+        .sort(pl.col("strand") * _SLOT + pl.col("line"))
+        .with_columns(line_id=pl.col("lkey") * _SLOT + pl.col("line"))
+    )
+
+
+def _prefix_sums(batch: pl.DataFrame) -> pl.DataFrame:
+    """Running sums before each line of its strand (``q``: summed values, ``m``: gaps).
+
+    ``batch`` is strand-sorted, so one running sum over the frame, restarted at each
+    strand's first row, does what a window partitioned by strand would.
+    """
+    summed = pl.when(pl.col("present") & ~pl.col("excluded")).then(pl.col("v")).otherwise(0)
+    gap = pl.when(pl.col("present") | pl.col("excluded")).then(0).otherwise(1).cast(pl.Int64)
+    first = pl.col("strand") != pl.col("strand").shift(1, fill_value=-1)
+
+    def before(x: pl.Expr) -> pl.Expr:
+        running = x.cum_sum() - x
+        return running - pl.when(first).then(running).forward_fill()
+
+    return batch.with_columns(q=before(summed), m=before(gap))
 
 
 def _find_spans(con: duckdb.DuckDBPyConnection, lines: pl.DataFrame) -> pl.DataFrame:
@@ -320,14 +354,13 @@ def _find_spans(con: duckdb.DuckDBPyConnection, lines: pl.DataFrame) -> pl.DataF
     excluded = labelled
     batch = lines
     for _ in range(MAX_ROUNDS):
-        batch = batch.join(
-            excluded.with_columns(excluded=pl.lit(True)),
-            left_on=["lkey", "line"],
-            right_on=line_key,
-            how="left",
-        ).with_columns(pl.col("excluded").fill_null(False))
         if batch.is_empty():
             break
+        # filters, not joins: the batch must stay in strand order for the prefix sums
+        left_out = excluded.select(pl.col("lkey") * _SLOT + pl.col("total_line")).to_series()
+        batch = _prefix_sums(
+            batch.with_columns(excluded=pl.col("line_id").is_in(left_out.implode()))
+        )
         con.register("lines", batch)
         found = run_sql(con, "anchors_runs")
         con.unregister("lines")
@@ -350,7 +383,7 @@ def _find_spans(con: duckdb.DuckDBPyConnection, lines: pl.DataFrame) -> pl.DataF
         todo = pl.concat(
             [todo.select(lkey=pl.col("tkey") * 2), todo.select(lkey=pl.col("tkey") * 2 + 1)]
         )
-        batch = lines.join(todo, on="lkey", how="semi")
+        batch = lines.filter(pl.col("lkey").is_in(todo["lkey"].implode()))
         excluded = known
     return pl.concat(
         [
