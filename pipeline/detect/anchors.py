@@ -1053,7 +1053,9 @@ def evaluate_anchors(
       their true value;
     - ``misprint_flagged``: misprinted cells marked contradicted with the true value
       implied; ``misprint_flagged_pinnable`` the same over misprints whose cell sits
-      in two true identities (the only ones a total can pin to one cell);
+      in two true identities (the only ones a total alone can pin to one cell);
+      ``misprint_flagged_reprinted`` over misprints whose figure another volume
+      also prints (the ones the other printings can pin; needs ``truth_tables``);
     - ``repairs`` / ``repairs_correct``: applied OCR repairs and how many give the
       true value;
     - ``identity_recall``: true identities whose total cell heads a found identity
@@ -1112,6 +1114,19 @@ def evaluate_anchors(
         .filter(pl.col("len") >= 2)
     )
     pinnable = misprints.join(crossed, on=place, how="semi")
+    # misprints whose figure another volume prints too (same series, row and column
+    # label): the ones the other printings can settle
+    reprinted = misprints.clear()
+    if (truth_dir / "truth_tables.parquet").exists():
+        series = pl.read_parquet(truth_dir / "truth_tables.parquet").select(
+            "file_name", "series_id", pl.col("page_no", "table_no").cast(pl.Int32)
+        )
+        fact = ["series_id", "row_label", "col_label"]
+        printings = truth.join(series, on=table_key).select(*place, *fact)
+        elsewhere = printings.join(printings.select(*fact, other="file_name"), on=fact).filter(
+            pl.col("other") != pl.col("file_name")
+        )
+        reprinted = misprints.join(elsewhere.select(place).unique(), on=place, how="semi")
     repaired = anchored.filter(pl.col("status") == "repaired")
     found = (
         # table_id is f"{doc_id}:{page_no}:{table_no}" (pipeline.tables.schemas)
@@ -1157,6 +1172,11 @@ def evaluate_anchors(
         "recall": share(len(hits), len(in_identity)),
         "misprints": len(misprints),
         "misprint_flagged": share(len(flagged), len(misprints)),
+        "misprints_flagged": len(flagged),
+        "misprints_reprinted": len(reprinted),
+        "misprint_flagged_reprinted": share(
+            len(flagged.join(reprinted, on=place, how="semi")), len(reprinted)
+        ),
         "misprints_pinnable": len(pinnable),
         "misprint_flagged_pinnable": share(
             len(flagged.join(pinnable, on=place, how="semi")), len(pinnable)

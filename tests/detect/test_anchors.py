@@ -540,9 +540,9 @@ def test_acceptance_on_mixed_corpus(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_perfect_reading_of_synth_corpus(tmp_path: Path) -> None:
-    """pipeline.synth truth read back as printed (no OCR): the issue's targets."""
+    """The default synth corpus read back as printed (no OCR): the issue's targets."""
     scans = pytest.importorskip("pipeline.synth.scans")
-    corpus_ = scans.generate_scans(tmp_path, seed=3, volumes=1, tables_per_volume=4)
+    corpus_ = scans.default_corpus(tmp_path, progress=False)
     truth_tables = pl.read_parquet(corpus_.truth_dir / "truth_tables.parquet")
     truth_cells = pl.read_parquet(corpus_.truth_dir / "truth_cells.parquet")
     documents = (
@@ -578,8 +578,10 @@ def test_perfect_reading_of_synth_corpus(tmp_path: Path) -> None:
     assert scores["precision"] >= 0.99
     assert scores["recall"] >= 0.8
     assert scores["repairs_correct"] == scores["repairs"]
-    if scores["misprints_pinnable"]:
-        assert scores["misprint_flagged_pinnable"] >= 0.9
+    # most misprints sit in tables with totals in one direction only: the other
+    # printings (or a transposition) pin them
+    assert scores["misprints"] > scores["misprints_pinnable"]
+    assert scores["misprint_flagged"] >= 0.9
 
 
 # ---------------------------------------------------------------- other printings
@@ -742,3 +744,17 @@ def test_reprints_flag_misprints_across_a_generated_series(tmp_path: Path) -> No
     assert scores["misprints"] == 4 and scores["misprints_pinnable"] == 0
     assert scores["misprint_flagged"] == 1.0
     assert scores["precision"] == 1.0 and scores["recall"] == 1.0 and scores["repairs"] == 0
+
+
+def test_reprint_settles_a_misread_two_readings_could_explain() -> None:
+    """Two cells each have a confusable reading that closes the total (6->8 in one,
+    8->6 in the other); the earlier printing says which one was misread."""
+    statements = reprints({"1951-09": [1236, 2458, 530], "1952-03": [1236, 2458, 530]})
+    late = statements[1]
+    alone = find_anchors(*read([late], {(late.table_id, 0, 0): "1238"}))
+    assert alone.repairs.is_empty() and alone.anchored_cells.is_empty()
+    result = find_anchors(*read(statements, {(late.table_id, 0, 0): "1238"}))
+    assert result.repairs.select("row_idx", "original_str", "repaired_str").rows() == [
+        (0, "1238", "1236")
+    ]
+    assert status_of(result, late.table_id, 1, 0)["status"] == "confirmed"
