@@ -29,21 +29,24 @@ every cell they fix:
    identities intersect). Among an identity's candidates the one that sits in the
    most failing identities is the breaking cell (a cell that also fails in the
    cross-direction identity, or a subtotal failing both as total and as member) when
-   it is unique. If no cell is unique that way, the identity is still pinned when
-   exactly one candidate has exactly one OCR digit-confusion reading that fixes it.
-   Still open, the series' other printings are asked (``_pin_by_reprints``): the
-   same title (modulo "Table N.-"), unit, row and column label in other documents;
-   the only candidate whose implied value another, confirmed printing shows is the
-   breaking cell (or the only one that differs from all its printings while the
-   total agrees with its own); figures with an "r" revised mark are never compared.
-   Last, the bookkeeper's rule of nine: when swapping two adjacent figures of
-   exactly one candidate gives its implied value (a transposition, the commonest
-   typesetting slip; its residual is a multiple of nine), that cell is pinned.
+   it is unique. If no cell is unique that way, the series' other printings are
+   asked (``_pin_by_reprints``): the same title (modulo "Table N.-"; a title printed
+   twice in one volume names no series), unit, row and column label in other
+   documents. The only candidate whose implied value another, confirmed printing
+   shows is the breaking cell (or the only one that differs from all its printings
+   while the total agrees with its own); figures with an "r" revised mark are never
+   compared. Next, the identity is pinned when exactly one candidate has exactly one
+   OCR digit-confusion reading that fixes it, not counting cells that another volume
+   prints exactly as read here. Last, the bookkeeper's rule of nine: when swapping
+   two adjacent figures of exactly one candidate gives its implied value (a
+   transposition, the commonest typesetting slip; its residual is a multiple of
+   nine), that cell is pinned.
    Otherwise no cell of that identity is anchored by it.
 5. **Repairs.** A breaking cell whose only fixing reading differs from the printed
-   one by one confusable digit (``CONFUSABLE_DIGITS``) is repaired; otherwise it is
+   one by one confusable digit (``CONFUSABLE_DIGITS``) is repaired (when another
+   printing supports the cell, only if the reading equals it); otherwise it is
    *contradicted*: the printed number disagrees with the total and the value the
-   total implies is recorded.
+   total implies (in a rounded table: the supporting printing) is recorded.
 6. **Confirmed cells.** Every other cell of an identity that holds (or holds once
    its breaking cell is corrected) is confirmed.
 
@@ -685,27 +688,35 @@ def _pin(
             & (pl.col("variant_v") - pl.col("v") <= pl.col("hi"))
         )
     )
-    by_repair = (
-        failing.join(variants.select(_KEY), on=_KEY)
-        .group_by("ident")
-        .agg(pl.len().alias("n_fix"), *[pl.col(c).first() for c in _KEY])
-        .filter(pl.col("n_fix") == 1)
-        .select("ident", *_KEY)
-    )
-    pinned_by = pl.concat([best, by_repair.join(best, on="ident", how="anti")])
-    pinned, resolved = _settle(failing, pinned_by)
-    # identities no cell of their own table can settle: ask the other printings
+    # identities the cross direction leaves open: ask the series' other printings
+    _, resolved = _settle(failing, best)
     reprinted, agreeing = _pin_by_reprints(
         tables,
         grid,
         membership,
         candidates,
-        failing.join(pinned_by.select("ident"), on="ident", how="anti"),
+        failing.join(best.select("ident"), on="ident", how="anti"),
         resolved,
+        decimals,
     )
-    if len(reprinted):
-        pinned_by = pl.concat([pinned_by, reprinted.select("ident", *_KEY)])
-        pinned, resolved = _settle(failing, pinned_by)
+    # a reading that another volume prints as it is here was not misread
+    by_repair = (
+        failing.join(variants.select(_KEY).join(agreeing, on=_KEY, how="anti"), on=_KEY)
+        .group_by("ident")
+        .agg(pl.len().alias("n_fix"), *[pl.col(c).first() for c in _KEY])
+        .filter(pl.col("n_fix") == 1)
+        .select("ident", *_KEY)
+    )
+    # a printed figure elsewhere is stronger evidence than a confusable digit
+    reprinted = reprinted.join(best, on="ident", how="anti")
+    pinned_by = pl.concat(
+        [
+            best,
+            reprinted.select("ident", *_KEY),
+            by_repair.join(best, on="ident", how="anti").join(reprinted, on="ident", how="anti"),
+        ]
+    )
+    pinned, resolved = _settle(failing, pinned_by)
     # last resort, the bookkeeper's rule of nine: a residual that one swap of adjacent
     # figures in exactly one cell explains pins that cell (never one that agrees
     # with another printing of itself)
@@ -808,7 +819,10 @@ def _settle(failing: pl.DataFrame, pinned_by: pl.DataFrame) -> tuple[pl.DataFram
 
 
 def _series(tables: pl.DataFrame) -> pl.DataFrame:
-    """Per table, the key of the series it prints: title without "Table N.-", and unit."""
+    """Per table, the key of the series it prints: title without "Table N.-", and unit.
+
+    Only tables whose key is unique within their document get one.
+    """
     title = (
         pl.col("title")
         .fill_null("")
@@ -817,8 +831,10 @@ def _series(tables: pl.DataFrame) -> pl.DataFrame:
         .str.replace_all(r"[^a-z0-9]+", " ")
         .str.strip_chars()
     )
+    # a title printed twice in one volume does not name one series (a generic
+    # "Summary", a layout repeated for many funds): no evidence from it
     return tables.select("tkey", "doc_id", "unit_multiplier", series=title).filter(
-        pl.col("series") != ""
+        (pl.col("series") != "") & (pl.len().over("doc_id", "series", "unit_multiplier") == 1)
     )
 
 
@@ -829,6 +845,7 @@ def _pin_by_reprints(
     candidates: pl.DataFrame,
     open_failing: pl.DataFrame,
     resolved: pl.DataFrame,
+    decimals: int,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Breaking cells of failing identities, pinned by the series' other printings.
 
@@ -873,28 +890,66 @@ def _pin_by_reprints(
         grid.join(series.join(mine.select("series").unique(), on="series", how="semi"), on="tkey")
         .filter(pl.col("present") & ~pl.col("revised"))
         .join(mine.select(fact).unique(), on=fact, how="semi")
+        .select(*_KEY, *fact, "doc_id", "v")
+    )
+    confirmed = (
+        membership.join(others.select(_KEY), on=_KEY, how="semi")
+        .join(good, on="ident", how="semi")
+        .select(_KEY)
+        .unique()
+    )
+    others = others.with_columns(confirmed=pl.col("cell").is_in(confirmed["cell"].implode()))
+    # counts, not pairs: a figure printed in many tables must not multiply the rows
+    # (other documents = all printings - those of the cell's own document)
+
+    def printings(keys: list[str], name: str) -> pl.DataFrame:
+        return others.group_by(keys).agg(pl.len().alias(name))
+
+    same_value = [*fact, "v"]
+    per_cell = (
+        mine.join(printings(fact, "n_all"), on=fact, how="left")
+        .join(printings([*fact, "doc_id"], "n_own"), on=[*fact, "doc_id"], how="left")
+        .join(printings(same_value, "n_same_all"), on=same_value, how="left")
         .join(
-            membership.join(good, on="ident").select(_KEY).unique().with_columns(confirmed=True),
-            on=_KEY,
+            printings([*same_value, "doc_id"], "n_same_own"),
+            on=[*same_value, "doc_id"],
             how="left",
         )
-        .select(*fact, doc_o="doc_id", v_o="v", confirmed=pl.col("confirmed").fill_null(False))
+        .select(
+            *_KEY,
+            n_other=pl.col("n_all").fill_null(0) - pl.col("n_own").fill_null(0),
+            n_same=pl.col("n_same_all").fill_null(0) - pl.col("n_same_own").fill_null(0),
+        )
     )
-    pairs = (
-        mine.join(others, on=fact)
+    # support: a confirmed printing elsewhere equal to a value the total allows. The
+    # allowed values are few (the window spans n_members units of the last place), so
+    # they are listed and matched exactly
+    ulp = pl.lit(10, pl.Int64) ** (decimals - pl.col("dec").clip(upper_bound=decimals)).cast(
+        pl.Int64
+    )
+    allowed = (
+        mine.join(candidates.select(*_KEY, "lo", "hi", "dec"), on=_KEY)
+        .with_columns(ulp=ulp)
+        .with_columns(
+            step=pl.int_ranges(
+                (-(-pl.col("lo") // pl.col("ulp"))), pl.col("hi") // pl.col("ulp") + 1
+            )
+        )
+        .explode("step", empty_as_null=False)
+        .drop_nulls("step")
+        .filter(pl.col("step") != 0)
+        .with_columns(v_o=pl.col("v") + pl.col("step") * pl.col("ulp"))
+    )
+    support = (
+        allowed.join(
+            others.filter("confirmed").select(*fact, doc_o="doc_id", v_o="v").unique(),
+            on=[*fact, "v_o"],
+        )
         .filter(pl.col("doc_o") != pl.col("doc_id"))
-        .join(candidates.select(*_KEY, "lo", "hi"), on=_KEY, how="left")
+        .group_by(_KEY)
+        .agg(pl.col("v_o").unique().alias("support"))
     )
-    implied = (pl.col("v_o") - pl.col("v") >= pl.col("lo")) & (
-        pl.col("v_o") - pl.col("v") <= pl.col("hi")
-    )
-    per_cell = pairs.group_by(_KEY).agg(
-        n_other=pl.len(),
-        n_same=(pl.col("v_o") == pl.col("v")).sum(),
-        support=pl.col("v_o").filter(
-            implied.fill_null(False) & pl.col("confirmed") & (pl.col("v_o") != pl.col("v"))
-        ),
-    )
+    per_cell = per_cell.join(support, on=_KEY, how="left")
     cells = (
         open_cells.join(per_cell, on=_KEY, how="left")
         .join(candidates.select(_KEY).with_columns(candidate=pl.lit(True)), on=_KEY, how="left")

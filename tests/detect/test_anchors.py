@@ -758,3 +758,19 @@ def test_reprint_settles_a_misread_two_readings_could_explain() -> None:
         (0, "1238", "1236")
     ]
     assert status_of(result, late.table_id, 1, 0)["status"] == "confirmed"
+
+
+def test_reprint_vetoes_a_confusable_reading_of_a_right_figure() -> None:
+    """Alone, a one-direction table blames the only cell with a fitting confusable reading
+    (2285 -> 2265); the earlier printing shows that figure right and the misprint
+    elsewhere (4120 printed 4140)."""
+    statements = reprints({"1951-09": [4120, 2285, 530], "1952-03": [4120, 2285, 530]})
+    late = statements[1]
+    late.printed[0][0] = 4140  # 2 -> 4: neither a misread nor a transposition
+    alone = find_anchors(*read([late]))
+    assert alone.repairs.select("row_idx", "repaired_str").rows() == [(1, "2265")]
+    result = find_anchors(*read(statements))
+    assert result.repairs.is_empty()
+    cell = status_of(result, late.table_id, 0, 0)
+    assert (cell["status"], cell["implied_str"]) == ("contradicted", "4120")
+    assert status_of(result, late.table_id, 1, 0)["status"] == "confirmed"
