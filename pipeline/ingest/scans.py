@@ -57,6 +57,12 @@ BLURRY_MIN_SCORE = 0.10
 FULL_RESOLUTION_DPI = 100.0  # below this effective DPI the score is scaled down
 # Crisp scans under this DPI still lost glyph detail (80 DPI, sigma 0.3: 68-72% read).
 CLEAR_MIN_DPI = 90.0
+# Ink: a 32x32 tile at 100 DPI whose gray levels vary this much. Printed text on the real
+# bulletins gives tiles of sd 40-80; show-through from the verso and paper grain 3-16.
+INK_TILE_MIN_SD = 20.0
+MIN_INKED_TILES = 5
+# Bump when what is measured per page changes, so cached page measurements are redone.
+PAGE_MEASURE_VERSION = 2
 
 VOLUME_PATTERN = re.compile(r"(?<!\d)(1[6-9]\d\d|20\d\d)[_-](0[1-9]|1[0-2])(?!\d)")
 
@@ -249,55 +255,63 @@ def _document_row(
 # --- pages -------------------------------------------------------------------------
 
 
-def sharpness(gray: np.ndarray, render_dpi: float) -> float:
-    """How sharp the text of a page image is, comparable across render DPIs.
+def sharpness(gray: np.ndarray, render_dpi: float) -> float | None:
+    """How sharp the text of a page image is, comparable across render DPIs; None if blank.
 
     The image is first box-resampled to ``SHARPNESS_REFERENCE_DPI`` so that the same
     page rendered at 150 or 300 DPI is measured on the same pixel grid (a Laplacian
     scales with 1/pixel size squared, so raw scores at different DPIs are not
     comparable). A 3x3 median removes scanner noise, which a Laplacian would
     otherwise count as sharpness. The page is cut into 32x32 tiles; on tiles that
-    hold ink (intensity sd > 0.1 of the page's 1-99% range) the score is the
-    variance of the Laplacian divided by the tile's intensity variance, which makes
-    it independent of ink contrast (faded print) and of how much text the page
-    carries; the page's score is the median over those tiles. 0 for a blank page.
+    hold ink (intensity sd >= ``INK_TILE_MIN_SD`` gray levels, and >= 0.1 of the
+    page's 1-99% range) the score is the variance of the Laplacian divided by the
+    tile's intensity variance, which makes it independent of ink contrast (faded
+    print) and of how much text the page carries; the page's score is the median
+    over those tiles. A page with fewer than ``MIN_INKED_TILES`` such tiles is blank
+    (white, or only show-through from the verso) and has no score.
     """
     scale = SHARPNESS_REFERENCE_DPI / render_dpi
     height, width = gray.shape
     size = (max(1, round(width * scale)), max(1, round(height * scale)))
     small = Image.fromarray(gray).resize(size, Image.Resampling.BOX)
     g = ndimage.median_filter(np.asarray(small, dtype=np.float64), size=3)
-    lo, hi = np.percentile(g, [1, 99])
-    g = g / max(hi - lo, 1.0)
-    lap = ndimage.laplace(g)
     tile = 32
     h, w = (g.shape[0] // tile) * tile, (g.shape[1] // tile) * tile
     if not h or not w:
-        return 0.0
+        return None
+    lo, hi = np.percentile(g, [1, 99])
+    span = max(hi - lo, 1.0)
     tiles = g[:h, :w].reshape(h // tile, tile, w // tile, tile)
-    lap_tiles = lap[:h, :w].reshape(h // tile, tile, w // tile, tile)
     sd = tiles.std(axis=(1, 3))
-    inked = sd > 0.1
-    if not inked.any():
-        return 0.0
-    ratio = lap_tiles.var(axis=(1, 3))[inked] / sd[inked] ** 2
+    inked = (sd >= INK_TILE_MIN_SD) & (sd >= 0.1 * span)
+    if inked.sum() < MIN_INKED_TILES:
+        return None
+    lap = ndimage.laplace(g / span)
+    lap_tiles = lap[:h, :w].reshape(h // tile, tile, w // tile, tile)
+    ratio = lap_tiles.var(axis=(1, 3))[inked] / (sd[inked] / span) ** 2
     return float(np.median(ratio))
 
 
-def blur_score(page_sharpness: float, dpi: float) -> float:
+def blur_score(page_sharpness: float | None, dpi: float) -> float | None:
     """The page's blur score (higher = sharper): sharpness, discounted for low resolution.
 
     Upsampled low-DPI scans keep crisp-looking edges while the glyph detail OCR needs
     is gone, so below ``FULL_RESOLUTION_DPI`` the score is scaled by (dpi/100)^2.
+    None for a blank page.
     """
+    if page_sharpness is None:
+        return None
     return page_sharpness * min(1.0, dpi / FULL_RESOLUTION_DPI) ** 2
 
 
-def quality_tag(score: float, dpi: float | None = None) -> str:
+def quality_tag(score: float | None, dpi: float | None = None) -> str:
     """clear / blurry / very_blurry from a blur score and, if known, the effective DPI.
 
-    Thresholds are in the module header; a page under ``CLEAR_MIN_DPI`` is at best blurry.
+    Thresholds are in the module header; a page under ``CLEAR_MIN_DPI`` is at best
+    blurry. A blank page (no score) is clear: there is nothing on it to misread.
     """
+    if score is None:
+        return "clear"
     if score >= CLEAR_MIN_SCORE and (dpi is None or dpi >= CLEAR_MIN_DPI):
         return "clear"
     if score >= BLURRY_MIN_SCORE:
@@ -384,7 +398,7 @@ def build_pages(
     cached: dict[str, pl.DataFrame] = {}
     todo: list[str] = []
     for sha in documents["file_sha256"].unique(maintain_order=True):
-        path = cache_dir / f"{sha}_{render_dpi}dpi.parquet"
+        path = cache_dir / f"{sha}_{render_dpi}dpi_v{PAGE_MEASURE_VERSION}.parquet"
         frame = pl.read_parquet(path) if path.exists() else None
         # a cache entry is only good while the images it names are still stored
         if frame is not None and all(map(blobs.exists, frame["image_sha256"].drop_nulls())):
@@ -396,7 +410,7 @@ def build_pages(
     for sha, frame in zip(
         todo, _render_all(blobs.url, pdf_blobs, render_dpi, workers), strict=True
     ):
-        _write_atomic(frame, cache_dir / f"{sha}_{render_dpi}dpi.parquet")
+        _write_atomic(frame, cache_dir / f"{sha}_{render_dpi}dpi_v{PAGE_MEASURE_VERSION}.parquet")
         cached[sha] = frame
 
     intake = Intake("pages")

@@ -8,6 +8,7 @@ import pymupdf
 import pytest
 
 from pipeline.ingest.scans import (
+    CLEAR_MIN_SCORE,
     blur_score,
     build_pages,
     ingest_documents,
@@ -206,3 +207,15 @@ def test_quality_tags_on_the_synth_corpus_follow_its_recorded_scan_quality(store
     for row in truth.iter_rows(named=True):
         assert row["quality"] == expected[row["dpi"]], row
         assert row["dpi_right"] == pytest.approx(row["dpi"], rel=0.02)
+
+
+def test_blank_and_show_through_pages_have_no_blur_score():
+    white = np.full((1100, 850), 255, dtype=np.uint8)
+    # text from the verso showing through: faint (about 12 gray levels) and soft
+    ghost = gray_array(statement_page(statement_numbers(8), dpi=100, blur=1.5))
+    show_through = (225 + (ghost.astype(np.float64) / 255) * 15).astype(np.uint8)
+    text = gray_array(statement_page(statement_numbers(8), dpi=100))
+    assert sharpness(white, 100) is None
+    assert sharpness(show_through, 100) is None
+    assert sharpness(text, 100) > CLEAR_MIN_SCORE
+    assert quality_tag(blur_score(None, 300), 300) == "clear"
