@@ -20,4 +20,8 @@ defs = dg.Definitions(
     asset_checks=all_checks,
     jobs=[build],
     resources={"lf": LedgerForge()},
+    # Steps run one after another in one process: the heavy stages (rendering, OCR,
+    # oracle runs) already fan out over their own process pools, and a subprocess per
+    # step would only add interpreter start-up to a build that should take minutes.
+    executor=dg.in_process_executor,
 )

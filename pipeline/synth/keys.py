@@ -81,9 +81,12 @@ def truth_warehouse(warehouse_dir: Path, truth_dir: Path, out_dir: Path) -> Path
     key = ["table_id", "row_idx", "col_idx"]
     if out_dir.exists():
         shutil.rmtree(out_dir)
-    (out_dir / "identities").mkdir(parents=True)
-    for part in (warehouse_dir / "identities").glob("*.parquet"):
-        shutil.copy(part, out_dir / "identities" / part.name)
+    out_dir.mkdir(parents=True)
+    # on true values every identity the pipeline found should hold (a misprint's identity
+    # included): the oracle API re-asserts them and fails the task where one does not
+    identities = pl.read_parquet(warehouse_dir / "identities" / "*.parquet").with_columns(
+        holds=pl.lit(True)
+    )
 
     cells = pl.read_parquet(warehouse_dir / "table_cells" / "*.parquet").join(
         truth, on=key, how="left"
@@ -103,7 +106,11 @@ def truth_warehouse(warehouse_dir: Path, truth_dir: Path, out_dir: Path) -> Path
         implied_str=pl.lit(None, pl.String),
         status=pl.lit("confirmed"),
     ).select(list(ANCHORED_CELLS_SCHEMA))
-    for name, frame in (("table_cells", cells), ("anchored_cells", anchored)):
+    for name, frame in (
+        ("table_cells", cells),
+        ("anchored_cells", anchored),
+        ("identities", identities),
+    ):
         (out_dir / name).mkdir()
         frame.write_parquet(out_dir / name / "all.parquet")
     return out_dir
