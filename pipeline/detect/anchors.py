@@ -63,7 +63,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA, REPAIRS_SCHEMA
 from pipeline.store.warehouse import check_schema, run_sql
@@ -536,14 +538,19 @@ def _identities(
     ids = ids.join(span_ok, on=_SPAN, how="left").filter(
         pl.col("ok").fill_null(True) | pl.col("fallback")
     )
-    ids = _tolerance(ids)
-    membership = membership.join(
-        ids.select("ident", "res", "tol", "holds", "checkable"),
-        on="ident",
-        how="inner",
-        maintain_order="left",
+    # renumber the kept identities 0..n-1 in order, so an ident indexes ``ids`` directly
+    ids = _tolerance(ids).sort("ident").with_columns(dense=pl.int_range(pl.len(), dtype=pl.Int64))
+    membership = (
+        membership.join(
+            ids.select("ident", "dense", "res", "tol", "holds", "checkable"),
+            on="ident",
+            how="inner",
+            maintain_order="left",
+        )
+        .drop("ident")
+        .rename({"dense": "ident"})
     )
-    return ids, membership
+    return ids.drop("ident").rename({"dense": "ident"}), membership
 
 
 def _tolerance(ids: pl.DataFrame) -> pl.DataFrame:
@@ -1023,37 +1030,54 @@ def _assemble(
         holds="holds",
         found_by="found_by",
     )
-    good = pl.concat([ids.filter("holds").select("ident"), resolved.select("ident")]).unique()
-    cell_ids = (
-        membership.select(*_KEY, "ident", "sign")
-        .join(ids.select("ident", "identity_id"), on="ident", maintain_order="left")
-        # membership is in ident order and group_by keeps row order within a group
-        .group_by(_KEY)
+    # per cell, over its (cell, ident) pairs in cell order: whether an identity that
+    # holds (or is resolved) confirms it, whether it heads one, and how many it is in;
+    # idents are dense row numbers of ``ids`` (see _identities), so lookups are gathers
+    good = ids.select(
+        pl.col("holds") | pl.col("ident").is_in(resolved["ident"].implode())
+    ).to_series()
+    pairs = membership.select(
+        "cell", "ident", "sign", present=pl.col("present").fill_null(False)
+    ).sort("cell", "ident")
+    pairs = pairs.with_columns(good=good.gather(pairs["ident"]))
+    per_cell = (
+        pairs.group_by("cell", maintain_order=True)
         .agg(
-            pl.col("identity_id").alias("identity_ids"),
+            n=pl.len(),
             is_total=(pl.col("sign") == 1).any(),
+            confirmed=(pl.col("good") & pl.col("present")).any(),
+        )
+        .join(status.select(_KEY + ["status", "new_v"]), on=_KEY, how="left", maintain_order="left")
+        .with_columns(
+            status=pl.when(pl.col("status").is_not_null())
+            .then("status")
+            .when("confirmed")
+            .then(pl.lit("confirmed"))
         )
     )
-    confirmed = (
-        membership.filter(pl.col("present").fill_null(False))
-        .join(good, on="ident", how="semi")
-        .select(_KEY)
-        .unique()
-        .join(status.select(_KEY), on=_KEY, how="anti")
-        .with_columns(status=pl.lit("confirmed"), new_v=pl.lit(None, pl.Int64))
+    kept = per_cell["status"].is_not_null()
+    # the identity ids of the kept cells as one list column, built from offsets: the
+    # pairs are in cell order, so each kept cell's ids are one contiguous run
+    in_kept = kept.repeat_by(per_cell["n"]).explode(empty_as_null=False)
+    names = ids["identity_id"].gather(pairs.filter(in_kept)["ident"])
+    anchored = per_cell.filter(kept)
+    offsets = pa.array(np.concatenate([[0], np.cumsum(anchored["n"].to_numpy())]), pa.int64())
+    identity_ids = pl.from_arrow(pa.LargeListArray.from_arrays(offsets, names.to_arrow()))
+    # the grid in cell order holds every kept cell: a filter lines it up, no join
+    if not grid["cell"].is_sorted():
+        grid = grid.sort("cell")
+    cells = grid.filter(pl.col("cell").is_in(anchored["cell"].implode())).select(
+        *_POS[1:], "value_str", "dec", "row_label", "col_label"
     )
     where = ["table_id", "doc_id", "page_no", "table_no", "unit_multiplier", "quality"]
+    # tkey is the row number of ``tables``
+    table_cols = tables.select(where)[cells["tkey"]]
+    # hstack checks the heights: every kept cell found its grid position
     anchored = (
-        # sorting the narrow key frame first keeps the wide joins in cell order
-        pl.concat([confirmed, status.select(_KEY + ["status", "new_v"])])
-        .sort(_KEY)
-        .join(
-            grid.select(*_POS, "value_str", "dec", "row_label", "col_label"),
-            on=_KEY,
-            maintain_order="left",
-        )
-        .join(tables.select("tkey", *where), on="tkey", maintain_order="left")
-        .join(cell_ids, on=_KEY, maintain_order="left")
+        anchored.select("status", "new_v", "is_total")
+        .hstack(cells)
+        .hstack(table_cols)
+        .with_columns(identity_ids=identity_ids)
         .with_columns(
             new_str=pl.when(pl.col("new_v").is_not_null()).then(
                 _format(pl.col("new_v"), pl.col("dec"), decimals)
