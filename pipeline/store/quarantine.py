@@ -57,5 +57,8 @@ class Intake:
 
     def intake_frame(self) -> pl.DataFrame:
         rows = [{"stage": self.stage, "path": p, "status": "ingested"} for p in self.ingested]
-        rows += [{"stage": self.stage, "path": q["path"], "status": "quarantined"} for q in self.quarantined]
+        rows += [
+            {"stage": self.stage, "path": q["path"], "status": "quarantined"}
+            for q in self.quarantined
+        ]
         return pl.DataFrame(rows, schema=INTAKE_SCHEMA)

@@ -1,0 +1,1 @@
+"""Ingestion: scanned statements (documents, pages, words) and workbooks."""
