@@ -133,6 +133,10 @@ class RequiredCell:
     col: int
     expected: Cell | None  # None: the cell must be empty
     style: bool = False  # the reference changed its fill or font colour: check them too
+    # the reference rewrote the input's formula without changing its value here: the
+    # value cannot tell a fix from no edit, so the output's formula must not be the
+    # input's unchanged one
+    stale_formula: str | None = None
 
     @property
     def address(self) -> str:
@@ -306,6 +310,15 @@ def _input_cell(input_wb: Workbook, req: RequiredCell) -> Cell | None:
     return sheet.get(req.row, req.col) if sheet else None
 
 
+def _stale_formula(reference: Cell | None, before: Cell | None) -> str | None:
+    """The input's formula signature where the reference rewrote it and kept its value."""
+    if reference is None or before is None or not before.formula or not reference.formula:
+        return None
+    old = formula_signature(before.formula, before.row, before.col)
+    new = formula_signature(reference.formula, reference.row, reference.col)
+    return old if old != new and cell_key(reference) == cell_key(before) else None
+
+
 def _same_content(a: Cell | None, b: Cell | None) -> bool:
     return cell_key(a) == cell_key(b) and (
         formula_signature(a.formula, a.row, a.col) if a else None
@@ -356,6 +369,9 @@ class WorkbookChecker:
             )
             if ok and req.style and not _same_style(req.expected, got):
                 ok, rule = False, "style_mismatch"
+            if ok and req.stale_formula is not None and got is not None:
+                if formula_signature(got.formula, got.row, got.col) == req.stale_formula:
+                    ok, rule = False, "unchanged_formula"
             got_text = got.text if got is not None else None
             if got is not None and got_text is None:
                 got_text = got.formula
@@ -497,7 +513,8 @@ def build_checker(
                     ref_cell = sheet.get(row, col)
                     in_cell = in_sheet.get(row, col) if in_sheet else None
                     style = not _same_style(ref_cell, in_cell)
-                    required.append(RequiredCell(rng.sheet, row, col, ref_cell, style))
+                    stale = _stale_formula(ref_cell, in_cell)
+                    required.append(RequiredCell(rng.sheet, row, col, ref_cell, style, stale))
     scope_fallback = bool(required) and all(
         _same_content(r.expected, _input_cell(input_wb, r)) and not r.style for r in required
     )
@@ -528,7 +545,8 @@ def build_checker(
                 if (sd.sheet, r, c) in scoped:
                     continue
                 if style or not _same_content(ref_cell, in_cell):
-                    required.append(RequiredCell(sd.sheet, r, c, ref_cell, style))
+                    stale = _stale_formula(ref_cell, in_cell)
+                    required.append(RequiredCell(sd.sheet, r, c, ref_cell, style, stale))
     features = [
         RequiredFeature(sd.sheet, "chart", label.split("@")[0])
         for sd in diff_ref.sheets

@@ -3,6 +3,7 @@ equivalence, answer-position scoping and unexpected edits."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -191,3 +192,31 @@ def test_answer_position_without_a_change_falls_back_to_diff_ref(
 )
 def test_parse_answer_position(text: str, parts: list[tuple[str | None, str]]) -> None:
     assert parse_answer_position(text) == parts
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice (soffice) not installed")
+def test_a_rewritten_formula_with_the_same_value_must_be_edited(tmp_path: Path) -> None:
+    """The reference fixes a formula whose value happens not to change on this file: an
+    output that leaves the input's formula alone must fail, the fix must pass."""
+
+    def broken(ws) -> None:  # noqa: ANN001
+        ws["D2"] = "=IF(B2>5,B2*C2)"  # no else branch: wrong for small units, right here
+
+    def fixed(ws) -> None:  # noqa: ANN001
+        ws["D2"] = "=IF(B2>5,B2*C2,0)"
+
+    def rewritten(ws) -> None:  # noqa: ANN001
+        ws["D2"] = "=B2*C2"
+
+    def recalculated(name: str, edit) -> Workbook:  # noqa: ANN001
+        book(tmp_path / name, edit)
+        return read_workbook(tmp_path / name, recalculate=True)
+
+    inp = recalculated("input.xlsx", broken)
+    ref = recalculated("reference.xlsx", fixed)
+    checker = build_checker(inp, ref, "Sales!D2")
+    untouched = checker.check(inp)
+    assert untouched.verdict is False
+    assert [c.rule for c in untouched.mismatches] == ["unchanged_formula"]
+    assert checker.check(ref).verdict is True
+    assert checker.check(recalculated("output.xlsx", rewritten)).verdict is True

@@ -255,5 +255,6 @@ def test_checker_over_all_spreadsheetbench_pairs() -> None:
     print(f"inputs fail {inputs_fail}, exceptions {exceptions}")
     assert exceptions == 0
     assert answers_pass == n
-    # measured 149/150: task 30468's input formula computes the same value as the answer's
-    assert inputs_fail / n >= 0.98
+    # task 30468's input formula already computes the answer's value on one file: it
+    # fails only because its unchanged formula is caught (rule unchanged_formula)
+    assert inputs_fail == n
