@@ -231,23 +231,23 @@ def judge(
         ..., exists=True, help="Cases JSON/JSONL, or a SpreadsheetBench folder."
     ),
     out: Path = typer.Option(Path("judgements"), help="Output folder."),
-    labels: Path = typer.Option(None, help="Human labels (CSV/JSONL) to report agreement against."),
+    labels: Path = typer.Option(None, exists=True, help="Human labels (CSV/JSONL: case_id,label)."),
     screenshots: bool = typer.Option(False, help="Render sheet screenshots with LibreOffice."),
 ) -> None:
     """Judge output workbooks against references (deterministic checker backend)."""
-    from pipeline.grade.workbooks import (
-        agreement,
-        judge_batch,
-        load_human_labels,
-        spreadsheetbench_cases,
-    )
+    from pipeline.grade.workbooks import agreement, judge_batch, load_human_labels
 
-    source = spreadsheetbench_cases(cases) if cases.is_dir() else cases
-    frame = judge_batch(source, out, screenshots=screenshots)
+    frame = judge_batch(cases, out, screenshots=screenshots)
     passed = int(frame["verdict"].sum() or 0)
     console.print(f"judged {len(frame)} cases: {passed} pass; see {out / 'judgements.md'}")
     if labels:
-        console.print(agreement(frame, load_human_labels(labels)))
+        agree = agreement(frame, load_human_labels(labels))
+        console.print(
+            f"agreement with {labels.name}: accuracy {agree.accuracy}, "
+            f"precision {agree.precision}, recall {agree.recall} "
+            f"(tp {agree.tp}, fp {agree.fp}, fn {agree.fn}, tn {agree.tn})",
+            highlight=False,
+        )
 
 
 @app.command()

@@ -82,3 +82,38 @@ def test_status_lists_tables_and_quarantine(data_root):
     assert result.exit_code == 0, result.output
     assert "documents" in result.output and "broken.pdf" in result.output
     assert json.dumps("zero-byte")[1:-1] in result.output
+
+
+def test_judge_with_human_labels(tmp_path):
+    from tests.grade.test_workbook_checker import book, revenue_values
+
+    book(tmp_path / "input.xlsx")
+    book(tmp_path / "reference.xlsx", revenue_values)
+    book(tmp_path / "good.xlsx", revenue_values)
+    book(tmp_path / "bad.xlsx", lambda ws: ws.__setitem__("D2", 999))
+    cases = [
+        {"case_id": name, "instruction": "Add a Revenue column (Units x Price).",
+         "input": "input.xlsx", "reference": "reference.xlsx", "output": f"{name}.xlsx"}
+        for name in ("good", "bad")
+    ]  # fmt: skip
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    (tmp_path / "labels.csv").write_text("case_id,label\ngood,pass\nbad,pass\n")
+    out = tmp_path / "judged"
+    result = runner.invoke(
+        app,
+        [
+            "judge",
+            str(tmp_path / "cases.json"),
+            "--out",
+            str(out),
+            "--labels",
+            str(tmp_path / "labels.csv"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    verdicts = dict(
+        pl.read_parquet(out / "judgements.parquet").select("case_id", "verdict").iter_rows()
+    )
+    assert verdicts == {"good": True, "bad": False}
+    assert "accuracy 0.5" in result.output and "precision 1.0" in result.output
+    assert "## Sheet: Sales" in (out / "cases" / "good.md").read_text()
