@@ -28,6 +28,8 @@ _LEADER = re.compile(r"^[.\u2026·_\-:,;'`]{2,}$|^[.,:;'`]*[.][.ceosuvnwarz,:;'`
 _LEADER_TAIL = re.compile(
     r"\s*(\.\s?){2,}[.\sceosuvnwarz,:;'`\-]*$|\s*\.\s?[.\sceosuvnwarz,:;'`\-]{5,}$"
 )
+# Leaders followed by a footnote mark OCR glued to them ("Rural Administration.....6+").
+_LEADER_MARK_TAIL = re.compile(r"\s*\.{3,}[.\s]*\S{0,4}$")
 
 
 @dataclass
@@ -223,5 +225,6 @@ def is_leader(text: str) -> bool:
 def clean_label(text: str) -> str:
     """A row label without its dot leaders and rule glyphs."""
     text = _LEADER_TAIL.sub("", text)
+    text = _LEADER_MARK_TAIL.sub("", text)
     text = text.strip(" |[]{}!¦;,")
     return re.sub(r"\s+", " ", text)

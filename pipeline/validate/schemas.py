@@ -43,4 +43,5 @@ RULES = (
     "near_duplicate",
     "contaminated",
     "unconfirmed_input",
+    "unreadable_label",
 )

@@ -26,6 +26,7 @@ from pipeline.store import check_schema, run_sql
 from pipeline.validate.connection import connect
 from pipeline.validate.contamination import contamination_hits
 from pipeline.validate.dedupe import duplicate_sources, near_duplicate_questions
+from pipeline.validate.labels import label_problem
 from pipeline.validate.schemas import TASKS_SCHEMA
 
 
@@ -84,6 +85,17 @@ def _sources_frame(drafts: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def label_reasons(draft: dict) -> list[str]:
+    """``unreadable_label``: a label the question names is OCR noise, not a label."""
+    found = []
+    for source in draft["sources"] or []:
+        for axis in ("row_label", "col_label"):
+            problem = label_problem(source[axis])
+            if problem:
+                found.append(f"unreadable_label: {axis} {source[axis]!r}: {problem}")
+    return sorted(set(found))
+
+
 def validate_drafts(
     drafts: pl.DataFrame,
     warehouse_dir: Path,
@@ -123,6 +135,7 @@ def validate_drafts(
         if not draft["known_wrong"]:
             found.append("no_known_wrong: the draft lists no known-wrong answer")
         found += interval_reasons(draft, result)
+        found += label_reasons(draft)
         reasons[n] = found
 
     sources = _sources_frame(drafts)
