@@ -92,7 +92,10 @@ def phrase(
     wording: str, rng: random.Random, *, places: int, revised: bool = False, **slots: str
 ) -> str:
     """One question of a wording family (a kind, or a statistic within a kind)."""
-    text = rng.choice(PHRASINGS[wording]).format(**slots)
+    if "statement" in slots and not slots["statement"].strip():
+        # an untitled table: say where the figures come from without a name
+        slots = {**slots, "statement": "published"}
+    text = " ".join(rng.choice(PHRASINGS[wording]).format(**slots).split())
     text = text[0].upper() + text[1:]
     if revised:
         text += rng.choice(_LATEST)
