@@ -1,7 +1,8 @@
 """The ``words`` stage: word boxes from tesseract, or from a trusted text layer.
 
 OCR is the slow step, so its results are cached by what determines them: the page
-image's sha256, the tesseract version and the tesseract configuration. Each page's
+image's sha256, the tesseract version, the tesseract configuration and, for degraded
+pages, the preprocessing recipe (``pipeline.ingest.enhance``). Each page's
 words live in ``<cache_dir>/<key>.parquet``; the ``words`` table is assembled from
 the cache for the current pages, so a rerun, or a run that adds one volume, OCRs
 only the pages it has not seen.
@@ -27,6 +28,7 @@ import polars as pl
 import pymupdf
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from pipeline.ingest.enhance import Enhancement, enhance_png, enhancement_for
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA, WORDS_SCHEMA
 from pipeline.store import BlobStore, Intake, Warehouse
 
@@ -70,9 +72,14 @@ def tesseract_args(psm: int = TESSERACT_PSM) -> list[str]:
     return ["--psm", str(psm), "-l", TESSERACT_LANG, "-c", "preserve_interword_spaces=1", "tsv"]
 
 
-def ocr_key(image_sha256: str, args: list[str]) -> str:
-    """Cache key of one page's OCR: image hash + tesseract version + configuration."""
-    material = "\0".join([image_sha256, tesseract_version(), *args])
+def ocr_key(image_sha256: str, args: list[str], recipe: Enhancement | None = None) -> str:
+    """Cache key of one page's OCR: image hash + tesseract version + configuration.
+
+    A page preprocessed before OCR (``pipeline.ingest.enhance``) adds its recipe; an
+    untouched page's key is the same as before preprocessing existed.
+    """
+    extra = [recipe.cache_tag()] if recipe else []
+    material = "\0".join([image_sha256, tesseract_version(), *args, *extra])
     return hashlib.sha256(material.encode()).hexdigest()
 
 
@@ -132,9 +139,20 @@ def run_tesseract(image_png: bytes, args: list[str]) -> str:
     return done.stdout.decode("utf-8", errors="replace")
 
 
-def ocr_page_to_cache(blob_url: str, image_sha256: str, args: list[str], path: str) -> int:
-    """OCR one stored page image and write its words to ``path``. Runs in a worker."""
+def ocr_page_to_cache(
+    blob_url: str,
+    image_sha256: str,
+    args: list[str],
+    path: str,
+    recipe: Enhancement | None = None,
+) -> int:
+    """OCR one stored page image, preprocessed by ``recipe`` if any; words to ``path``.
+
+    Runs in a worker.
+    """
     image = BlobStore(blob_url).get(image_sha256)
+    if recipe is not None:
+        image = enhance_png(image, recipe)  # same pixel size: boxes stay in page pixels
     words = parse_tsv(run_tesseract(image, args))
     tmp = f"{path}.{os.getpid()}.tmp"
     words.write_parquet(tmp)
@@ -181,17 +199,20 @@ def ocr_pages(
     cache_dir: Path,
     workers: int | None = None,
     progress: bool = True,
+    recipes: dict[str, Enhancement] | None = None,
 ) -> tuple[dict[str, Path], dict[str, str], int]:
     """OCR the page images (by sha256) not yet in the cache.
 
+    ``recipes`` maps an image sha to its preprocessing (absent: OCR the image as is).
     Returns (image sha -> cache file, image sha -> error for failures, pages OCR'd now).
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
+    recipes = recipes or {}
     paths: dict[str, Path] = {}
     todo: dict[str, tuple[list[str], Path]] = {}
     args = tesseract_args()
     for sha in images:
-        path = cache_dir / f"{ocr_key(sha, args)}.parquet"
+        path = cache_dir / f"{ocr_key(sha, args, recipes.get(sha))}.parquet"
         paths[sha] = path
         if not path.exists() and sha not in todo:
             todo[sha] = (args, path)
@@ -205,7 +226,7 @@ def ocr_pages(
     ):
         task = bar.add_task("ocr", total=len(todo))
         futures = {
-            pool.submit(ocr_page_to_cache, blobs.url, sha, args, str(path)): sha
+            pool.submit(ocr_page_to_cache, blobs.url, sha, args, str(path), recipes.get(sha)): sha
             for sha, (args, path) in todo.items()
         }
         for future in as_completed(futures):
@@ -215,6 +236,16 @@ def ocr_pages(
                 errors[futures[future]] = f"{type(exc).__name__}: {exc}"
             bar.advance(task)
     return paths, errors, len(todo) - len(errors)
+
+
+def page_recipes(pages: pl.DataFrame) -> dict[str, Enhancement]:
+    """Image sha -> preprocessing for the pages that get one (by quality tag and DPI)."""
+    recipes: dict[str, Enhancement] = {}
+    for sha, quality, dpi in pages.select("image_sha256", "quality", "dpi").iter_rows():
+        recipe = enhancement_for(quality, dpi)
+        if recipe is not None:
+            recipes[sha] = recipe
+    return recipes
 
 
 def build_words(
@@ -234,9 +265,12 @@ def build_words(
     documents = warehouse.read("documents", DOCUMENTS_SCHEMA)
     ocr_rows = pages.filter(pl.col("word_source") == "ocr")
     images = ocr_rows["image_sha256"].unique(maintain_order=True).to_list()
+    recipes = page_recipes(ocr_rows)
     args = tesseract_args()
-    cached_before = sum((cache_dir / f"{ocr_key(sha, args)}.parquet").exists() for sha in images)
-    paths, errors, ocrd = ocr_pages(images, blobs, cache_dir, workers, progress)
+    cached_before = sum(
+        (cache_dir / f"{ocr_key(sha, args, recipes.get(sha))}.parquet").exists() for sha in images
+    )
+    paths, errors, ocrd = ocr_pages(images, blobs, cache_dir, workers, progress, recipes)
 
     intake = Intake("words")
     source_of = dict(zip(documents["doc_id"], documents["source_path"], strict=True))
