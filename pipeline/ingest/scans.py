@@ -417,14 +417,23 @@ def build_pages(
     frames = []
     for doc in documents.iter_rows(named=True):
         frame = cached[doc["file_sha256"]]
+        ok = frame.filter(pl.col("error").is_null())
+        blank = renders_blank(ok)
         for row in frame.iter_rows(named=True):
             where = f"{doc['source_path']}#page={row['page_no']}"
             if row["error"]:
                 reason = f"{doc['file_name']} page {row['page_no']}: render failed"
                 intake.quarantine(where, reason, row["error"])
+            elif blank:
+                reason = (
+                    f"{doc['file_name']} renders blank: none of its {ok.height} pages "
+                    "draws any ink or carries a text layer"
+                )
+                intake.quarantine(where, reason, "every page rendered white (no words to read)")
             else:
                 intake.ingest(where)
-        ok = frame.filter(pl.col("error").is_null())
+        if blank:
+            continue
         score = [blur_score(s, d) for s, d in zip(ok["sharpness"], ok["dpi"], strict=True)]
         frames.append(
             ok.with_columns(
@@ -449,6 +458,18 @@ def build_pages(
     warehouse.write("quarantine", intake.quarantine_frame(), part="pages")
     warehouse.write("intake", intake.intake_frame(), part="pages")
     return warehouse.read("pages", PAGES_SCHEMA)
+
+
+def renders_blank(pages: pl.DataFrame) -> bool:
+    """A document none of whose pages draws anything: every page image is white (no
+    sharpness measured) and no page has a text layer. Its pages are quarantined rather
+    than passed on as 'clear' pages with no words (a stripped or broken PDF, such as a
+    copy whose content streams only set clipping paths)."""
+    return (
+        pages.height > 0
+        and pages["sharpness"].null_count() == pages.height
+        and int(pages["text_layer_chars"].sum()) == 0
+    )
 
 
 def _render_all(

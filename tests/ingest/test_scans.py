@@ -219,3 +219,24 @@ def test_blank_and_show_through_pages_have_no_blur_score():
     assert sharpness(show_through, 100) is None
     assert sharpness(text, 100) > CLEAR_MIN_SCORE
     assert quality_tag(blur_score(None, 300), 300) == "clear"
+
+
+def test_a_document_that_renders_blank_is_quarantined(store, tmp_path):
+    """Like the 2003-06 sample bulletin: pages whose content only sets clipping paths
+    draw nothing; its pages are quarantined with the reason, the other volume goes on."""
+    warehouse, blobs = store
+    image_pdf(tmp_path / "a_1950_01.pdf", [statement_page(statement_numbers(3, rows=4), dpi=100)])
+    doc = pymupdf.open()
+    for _ in range(3):
+        page = doc.new_page()
+        page.insert_text((72, 72), "x")  # gives the page a content stream to overwrite
+        doc.update_stream(page.get_contents()[0], b"q 0 0 0 rg 100 700 50 10 re W n Q")
+    doc.save(tmp_path / "stripped_2003_06.pdf")
+    ingest_documents([("t", tmp_path)], warehouse, blobs)
+    pages = build_pages(warehouse, blobs, render_dpi=100, workers=1)
+    assert pages["doc_id"].n_unique() == 1 and len(pages) == 1
+    quarantine = warehouse.read("quarantine", QUARANTINE_SCHEMA).filter(pl.col("stage") == "pages")
+    assert quarantine.height == 3
+    assert all("stripped_2003_06.pdf renders blank" in r for r in quarantine["reason"])
+    intake = warehouse.read("intake", INTAKE_SCHEMA).filter(pl.col("stage") == "pages")
+    assert intake.height == 4  # discovered pages = ingested 1 + quarantined 3
