@@ -16,9 +16,14 @@ Measured on generated table pages (share of printed numbers tesseract --psm 6 re
 exactly; seed-9 corpus at 60/80 DPI, blur sigma 1.1-1.6 native px): 80 DPI 0.45 ->
 0.95, 60 DPI 0.05 -> 0.18. Doing the same from the PDF's embedded image instead of
 the render read the same at 80 DPI (0.95) and a little more at 60 DPI (0.22), not
-enough to justify reopening PDFs in the OCR workers. Tried and dropped, all worse at
-60 DPI than sharpening alone: Otsu and Sauvola binarisation (0.05), Richardson-Lucy
-deconvolution (0.06-0.15, it amplifies the grain), upsampling to 400 DPI (0.15).
+enough to justify reopening PDFs in the OCR workers. Tried and dropped, none better
+at 60 DPI than sharpening alone (0.18 from the render): Otsu and Sauvola binarisation
+(0.05), Richardson-Lucy deconvolution (0.06-0.15, it amplifies the grain), Wiener
+deconvolution (0.07-0.19), upsampling to 400 DPI (0.15), --psm 4 (0.17) and --psm 11
+(0.15) instead of 6; removing long table rules cost 9 s a page and lowered the share
+of confident figures on a real 1939 page (0.58 -> 0.55).
+
+Degraded pages then get a digits-only second pass (``pipeline.ingest.digits``).
 
 Clear pages are left untouched: they already read >= 0.99 and OCR there must stay as
 fast as plain tesseract.
@@ -30,6 +35,8 @@ import io
 from dataclasses import dataclass
 
 from PIL import Image, ImageFilter
+
+from pipeline.ingest.digits import DIGITS_VERSION
 
 # Bump when the output pixels of ``enhance_png`` change for the same recipe, so the OCR
 # cache (keyed by ``Enhancement.cache_tag``) is redone.
@@ -59,6 +66,7 @@ class Enhancement:
     native_percent: int = NATIVE_PERCENT
     render_radius: float = RENDER_RADIUS
     render_percent: int = RENDER_PERCENT
+    digit_pass: bool = True  # re-read doubtful figures digits-only (``pipeline.ingest.digits``)
 
     def cache_tag(self) -> str:
         """A string that changes whenever the output image would (part of the OCR key).
@@ -69,6 +77,7 @@ class Enhancement:
             f"enhance-v{ENHANCE_VERSION}:native={self.native_dpi:.1f}"
             f":n={self.native_radius}/{self.native_percent}"
             f":r={self.render_radius}/{self.render_percent}"
+            + (f":digits-v{DIGITS_VERSION}" if self.digit_pass else "")
         )
 
 

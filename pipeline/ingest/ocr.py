@@ -28,6 +28,7 @@ import polars as pl
 import pymupdf
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from pipeline.ingest.digits import apply_digit_pass
 from pipeline.ingest.enhance import Enhancement, enhance_png, enhancement_for
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA, WORDS_SCHEMA
 from pipeline.store import BlobStore, Intake, Warehouse
@@ -154,6 +155,8 @@ def ocr_page_to_cache(
     if recipe is not None:
         image = enhance_png(image, recipe)  # same pixel size: boxes stay in page pixels
     words = parse_tsv(run_tesseract(image, args))
+    if recipe is not None and recipe.digit_pass:
+        words = apply_digit_pass(words, image, lambda png, a: parse_tsv(run_tesseract(png, a)))
     tmp = f"{path}.{os.getpid()}.tmp"
     words.write_parquet(tmp)
     os.replace(tmp, path)

@@ -51,8 +51,9 @@ def test_cache_tag_changes_with_what_changes_the_image():
         Enhancement(60.0).cache_tag(),
         Enhancement(80.0, native_percent=300).cache_tag(),
         Enhancement(80.0, render_radius=1.5).cache_tag(),
+        Enhancement(80.0, digit_pass=False).cache_tag(),
     }
-    assert len(tags) == 4
+    assert len(tags) == 5
     assert all(f"v{ENHANCE_VERSION}" in t for t in tags)
 
 
