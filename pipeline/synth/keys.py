@@ -59,17 +59,26 @@ class KeyScores:
 
 
 def true_values(warehouse_dir: Path, truth_dir: Path) -> pl.DataFrame:
-    """(table_id, row_idx, col_idx) -> true value, through the table matching of the evaluator."""
+    """(table_id, row_idx, col_idx) -> true value.
+
+    Rebuilt tables are matched to the truth's by box overlap on their page (the
+    evaluator's matching); a warehouse without ``pages`` (a perfect reading built from
+    the truth itself) is matched by document, page and table number.
+    """
     documents = pl.read_parquet(warehouse_dir / "documents" / "*.parquet")
     tables = pl.read_parquet(warehouse_dir / "tables" / "*.parquet")
-    pages = pl.read_parquet(warehouse_dir / "pages" / "*.parquet")
     docs = documents.select("doc_id", "file_name")
     truth_tables = read_truth(truth_dir, "truth_tables").join(docs, on="file_name")
-    page_info = pages.select("doc_id", "page_no", "width_px", "height_px")
-    found = tables.join(page_info, on=["doc_id", "page_no"], how="left")
-    matches = match_tables(truth_tables, found).drop_nulls("table_id")
+    key = ["doc_id", "page_no", "table_no"]
+    if any((warehouse_dir / "pages").glob("*.parquet")):
+        pages = pl.read_parquet(warehouse_dir / "pages" / "*.parquet")
+        page_info = pages.select("doc_id", "page_no", "width_px", "height_px")
+        found = tables.join(page_info, on=["doc_id", "page_no"], how="left")
+        matches = match_tables(truth_tables, found).drop_nulls("table_id")
+    else:
+        matches = truth_tables.select(key).join(tables.select(*key, "table_id"), on=key)
     truth_cells = read_truth(truth_dir, "truth_cells").join(docs, on="file_name")
-    return truth_cells.join(matches, on=["doc_id", "page_no", "table_no"]).select(
+    return truth_cells.join(matches, on=key).select(
         "table_id", "row_idx", "col_idx", pl.col("true_value_str").alias("true_str")
     )
 

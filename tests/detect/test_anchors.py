@@ -17,6 +17,7 @@ import pytest
 
 from pipeline.detect.anchors import CONFUSABLE_DIGITS, evaluate_anchors, find_anchors
 from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA, REPAIRS_SCHEMA
+from pipeline.synth.reading import perfect_reading
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 
 CONFUSE = {a: [] for pair in CONFUSABLE_DIGITS for a in pair}
@@ -543,37 +544,9 @@ def test_perfect_reading_of_synth_corpus(tmp_path: Path) -> None:
     """The default synth corpus read back as printed (no OCR): the issue's targets."""
     scans = pytest.importorskip("pipeline.synth.scans")
     corpus_ = scans.default_corpus(tmp_path, progress=False)
-    truth_tables = pl.read_parquet(corpus_.truth_dir / "truth_tables.parquet")
-    truth_cells = pl.read_parquet(corpus_.truth_dir / "truth_cells.parquet")
-    documents = (
-        truth_tables.select("file_name")
-        .unique()
-        .with_columns(doc_id=pl.col("file_name").str.replace(".pdf", "", literal=True))
-    )
-    where = pl.format("{}:{}:{}", "doc_id", "page_no", "table_no")
-    tables = truth_tables.join(documents, on="file_name").with_columns(
-        table_id=where, quality=pl.lit("clear")
-    )
-    cells = truth_cells.join(documents, on="file_name").with_columns(
-        table_id=where,
-        text=pl.col("printed_text"),
-        is_number=pl.lit(True),
-        value_str=pl.col("printed_value_str"),
-        value=pl.col("printed_value_str").cast(pl.Float64),
-        negative=pl.col("printed_value_str").str.starts_with("-"),
-        is_dash=pl.col("printed_text").str.strip_chars() == "-",
-        conf=pl.lit(95.0),
-    )
-
-    def conform(df: pl.DataFrame, schema: dict) -> pl.DataFrame:
-        return df.select(
-            [
-                pl.col(c).cast(t) if c in df.columns else pl.lit(None, t).alias(c)
-                for c, t in schema.items()
-            ]
-        )
-
-    result = find_anchors(conform(tables, TABLES_SCHEMA), conform(cells, TABLE_CELLS_SCHEMA))
+    reading = perfect_reading(corpus_.truth_dir)
+    documents = reading["documents"]
+    result = find_anchors(reading["tables"], reading["table_cells"])
     scores = evaluate_anchors(result, corpus_.truth_dir, documents)
     assert scores["precision"] >= 0.99
     assert scores["recall"] >= 0.8
