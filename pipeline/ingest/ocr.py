@@ -28,8 +28,10 @@ import polars as pl
 import pymupdf
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from pipeline.ingest.digits import apply_digit_pass
-from pipeline.ingest.enhance import Enhancement, enhance_png, enhancement_for
+from pipeline.ingest import ocr_worker
+from pipeline.ingest.enhance import Enhancement, enhancement_for
+from pipeline.ingest.ocr_worker import ocr_image
+from pipeline.ingest.ocr_worker import run_tesseract as run_tesseract  # public here too
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA, WORDS_SCHEMA
 from pipeline.store import BlobStore, Intake, Warehouse
 
@@ -126,20 +128,6 @@ def _first_seen_rank(words: pl.DataFrame) -> pl.Series:
     return pl.Series([order.setdefault(k, len(order)) for k in keys], dtype=pl.Int32)
 
 
-def run_tesseract(image_png: bytes, args: list[str]) -> str:
-    """Run tesseract on PNG bytes (stdin), single-threaded; return its TSV output."""
-    env = dict(os.environ, OMP_THREAD_LIMIT="1")
-    done = subprocess.run(
-        ["tesseract", "stdin", "stdout", *args],
-        input=image_png,
-        capture_output=True,
-        env=env,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"tesseract exited {done.returncode}: {done.stderr.decode()[-500:]}")
-    return done.stdout.decode("utf-8", errors="replace")
-
-
 def ocr_page_to_cache(
     blob_url: str,
     image_sha256: str,
@@ -147,20 +135,25 @@ def ocr_page_to_cache(
     path: str,
     recipe: Enhancement | None = None,
 ) -> int:
-    """OCR one stored page image, preprocessed by ``recipe`` if any; words to ``path``.
+    """OCR one stored page image, preprocessed by ``recipe`` if any; words to ``path``."""
+    return _write_words(ocr_image(BlobStore(blob_url).get(image_sha256), args, recipe), path)
 
-    Runs in a worker.
-    """
-    image = BlobStore(blob_url).get(image_sha256)
-    if recipe is not None:
-        image = enhance_png(image, recipe)  # same pixel size: boxes stay in page pixels
-    words = parse_tsv(run_tesseract(image, args))
-    if recipe is not None and recipe.digit_pass:
-        words = apply_digit_pass(words, image, lambda png, a: parse_tsv(run_tesseract(png, a)))
+
+def _write_words(result: str | pl.DataFrame, path: str | Path) -> int:
+    """A worker's result (TSV text, or a words frame) parsed and cached atomically."""
+    words = parse_tsv(result) if isinstance(result, str) else result
     tmp = f"{path}.{os.getpid()}.tmp"
     words.write_parquet(tmp)
     os.replace(tmp, path)
     return len(words)
+
+
+def _image_source(blobs: BlobStore, sha: str) -> bytes | str:
+    """What to send a worker: a local blob's path (the worker reads it), else the bytes."""
+    try:
+        return blobs.local_path(sha)
+    except ValueError:
+        return blobs.get(sha)
 
 
 def text_layer_words(page: pymupdf.Page, width_px: int, height_px: int) -> pl.DataFrame:
@@ -228,15 +221,20 @@ def ocr_pages(
         _progress(progress) as bar,
     ):
         task = bar.add_task("ocr", total=len(todo))
+        # workers run the light ocr_worker module; the parent parses and caches
         futures = {
-            pool.submit(ocr_page_to_cache, blobs.url, sha, args, str(path), recipes.get(sha)): sha
+            pool.submit(ocr_worker.ocr_image, _image_source(blobs, sha), args, recipes.get(sha)): (
+                sha,
+                path,
+            )
             for sha, (args, path) in todo.items()
         }
         for future in as_completed(futures):
+            sha, path = futures[future]
             try:
-                future.result()
+                _write_words(future.result(), path)
             except Exception as exc:  # quarantined by the caller, the run goes on
-                errors[futures[future]] = f"{type(exc).__name__}: {exc}"
+                errors[sha] = f"{type(exc).__name__}: {exc}"
             bar.advance(task)
     return paths, errors, len(todo) - len(errors)
 

@@ -83,6 +83,7 @@ def test_second_run_does_no_ocr_for_unchanged_pages(store, tmp_path, monkeypatch
     def no_tesseract(*args, **kwargs):
         raise AssertionError("tesseract called for a cached page")
 
+    monkeypatch.setattr(ocr.ocr_worker, "ocr_image", no_tesseract)
     monkeypatch.setattr(ocr, "ocr_page_to_cache", no_tesseract)
     third = build_words(warehouse, blobs, workers=2, progress=False)
     assert (third.ocrd, third.cached, third.words) == (0, 3, second.words)
