@@ -128,15 +128,9 @@ def test_failed_ocr_is_quarantined_and_the_run_goes_on(store, tmp_path, monkeypa
 
 
 @pytest.mark.real_data
-def test_real_bulletins_words(shared_data, store, tmp_path):
+def test_real_bulletins_words(real_excerpts, store):
     warehouse, blobs = store
-    scans = shared_data / "treasury" / "scans"
-    excerpts = {"treasury_bulletin_1939_01.pdf": [8, 10], "treasury_bulletin_2011_09.pdf": [4]}
-    for name, page_indices in excerpts.items():
-        with pymupdf.open(scans / name) as doc:
-            doc.select(page_indices)
-            doc.save(tmp_path / name)
-    _ingest(warehouse, blobs, tmp_path, render_dpi=300)
+    _ingest(warehouse, blobs, real_excerpts, render_dpi=300)
     result = build_words(warehouse, blobs, workers=2, progress=False)
     assert (result.ocrd, result.text_layer, result.failed) == (2, 1, 0)
     words = warehouse.read("words", WORDS_SCHEMA).join(

@@ -171,16 +171,9 @@ def test_pages_are_cached_by_pdf_and_render_dpi(store, tmp_path):
 
 
 @pytest.mark.real_data
-def test_real_bulletins_documents_and_pages(shared_data, store, tmp_path):
+def test_real_bulletins_documents_and_pages(real_excerpts, store):
     warehouse, blobs = store
-    scans = shared_data / "treasury" / "scans"
-    # two pages of a 1939 scan and one of a born-digital 2011 bulletin keep the test short
-    excerpts = {"treasury_bulletin_1939_01.pdf": [8, 10], "treasury_bulletin_2011_09.pdf": [4]}
-    for name, page_indices in excerpts.items():
-        with pymupdf.open(scans / name) as doc:
-            doc.select(page_indices)
-            doc.save(tmp_path / name)
-    result = ingest_documents([("treasury", tmp_path)], warehouse, blobs)
+    result = ingest_documents([("treasury", real_excerpts)], warehouse, blobs)
     assert result.ingested == 2
     pages = build_pages(warehouse, blobs, render_dpi=200, workers=2)
     got = pages.join(warehouse.read("documents").select("doc_id", "volume"), on="doc_id")
