@@ -280,5 +280,49 @@ def push(
     console.print(push_release(release_dir, repo_id, include_private=include_private))
 
 
+@app.command()
+def show(
+    task_id: str = typer.Argument(None, help="Task id (omit with --all)."),
+    release_dir: Path = typer.Option(
+        None, file_okay=False, help="Release to look in (default: the warehouse tasks/drafts)."
+    ),
+    data_root: Path = typer.Option(
+        None, help="Data root with the warehouse and page images (default: the release's own)."
+    ),
+    out: Path = typer.Option(None, help="PNG to write (default: <task_id>.png)."),
+    sample: int = typer.Option(0, "--all", help="Draw N randomly chosen accepted tasks instead."),
+    seed: int = typer.Option(0, help="Seed of the --all draw."),
+    out_dir: Path = typer.Option(Path("evidence"), help="Folder for the --all sheets."),
+) -> None:
+    """Draw a task's evidence as one PNG: the cells its oracle reads, outlined, and its key."""
+    from rich.markup import escape
+
+    from pipeline.review import (
+        EvidenceError,
+        TaskNotFound,
+        accepted_task_ids,
+        resolve_data_root,
+        sample_task_ids,
+        write_evidence,
+    )
+
+    if (task_id is None) == (sample == 0):
+        _fail("give a TASK_ID or --all N (not both)", 2)
+    paths = resolve_data_root(data_root, release_dir)
+    if sample:
+        chosen = sample_task_ids(accepted_task_ids(paths, release_dir), sample, seed)
+        if not chosen:
+            _fail(f"no accepted tasks in {release_dir or paths.warehouse / 'tasks'}", 2)
+        targets = [(t, out_dir / f"{t}.png") for t in chosen]
+    else:
+        targets = [(task_id, out or Path(f"{task_id}.png"))]
+    for tid, path in targets:
+        try:
+            write_evidence(tid, path, paths, release_dir)
+        except (TaskNotFound, EvidenceError) as exc:
+            _fail(escape(str(exc)), 2)
+        console.print(f"{tid}: {path}", highlight=False)
+
+
 if __name__ == "__main__":
     app()
