@@ -1,4 +1,5 @@
-"""Shared fixtures: every test gets its own data root under tmp_path."""
+"""Shared fixtures: every test gets its own data root under tmp_path; one Dagster build of a
+small generated corpus is shared by the tests that need a real release."""
 
 from __future__ import annotations
 
@@ -22,3 +23,22 @@ def shared_data():
     if not SHARED_DATA.exists():
         pytest.skip(f"real samples not found at {SHARED_DATA} (../shared/data is absent)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """The whole asset graph materialized by Dagster on a small generated corpus (seed 11,
+    2 volumes of 5 tables), built once per session: ``(root, corpus, lf, result)``; the
+    release is ``<lf.data_root>/releases/v1``. Tests read it; only the rebuild test of
+    tests/assets/test_build.py writes to it again, and leaves it unchanged."""
+    import dagster as dg
+
+    from assets.definitions import all_assets, all_checks
+    from assets.resources import LedgerForge
+    from pipeline.synth.scans import generate_scans
+
+    root = tmp_path_factory.mktemp("build")
+    corpus = generate_scans(root / "scans", seed=11, volumes=2, tables_per_volume=5, progress=False)
+    lf = LedgerForge(data_root=str(root / "data"), scan_sources=f"synth={corpus.root}")
+    result = dg.materialize([*all_assets, *all_checks], resources={"lf": lf})
+    return root, corpus, lf, result

@@ -1,5 +1,5 @@
 """The whole asset graph, materialized by Dagster on a small generated corpus, scored
-against the generator's ground truth."""
+against the generator's ground truth (the build is the session fixture ``built``)."""
 
 from __future__ import annotations
 
@@ -7,25 +7,13 @@ from pathlib import Path
 
 import dagster as dg
 import polars as pl
-import pytest
 
-from assets.definitions import all_assets, all_checks
-from assets.resources import LedgerForge
+from assets.definitions import all_assets
 from pipeline.config import data_paths
 from pipeline.publish.audit import audit_release
 from pipeline.store import Warehouse
 from pipeline.synth.keys import score_keys
-from pipeline.synth.scans import generate_scans
 from pipeline.tables.evaluate import evaluate_tables
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("build")
-    corpus = generate_scans(root / "scans", seed=11, volumes=2, tables_per_volume=5, progress=False)
-    lf = LedgerForge(data_root=str(root / "data"), scan_sources=f"synth={corpus.root}")
-    result = dg.materialize([*all_assets, *all_checks], resources={"lf": lf})
-    return root, corpus, lf, result
 
 
 def test_every_asset_and_check_succeeds(built):
