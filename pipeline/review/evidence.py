@@ -385,6 +385,8 @@ def _panel(task: ReviewTask, pages: dict[tuple[str, int], _Page], colours) -> Im
         else:
             where += " — cell not found in the warehouse, not outlined"
         p.text(where, p.small, fill=(90, 90, 90), indent=48, after=0)
+        if source.period:
+            p.text(f"period: {source.period}", indent=48, after=0)
         if source.note:
             p.text(f"oracle note: {source.note}", p.small, fill=(90, 90, 90), indent=48, after=0)
         p.y += 8

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -45,6 +45,7 @@ class CellRef:
     row_label: str = ""
     col_label: str = ""
     note: str = ""  # the oracle's comment above the read, e.g. "Customs | fiscal year 1948"
+    period: str = ""  # the source's own period field, where the task row records one
 
     @property
     def table_id(self) -> str:
@@ -191,11 +192,13 @@ def resolve_cells(wh: Warehouse, refs: list[CellRef]) -> tuple[list[CellRef], li
                 found = hits.row(0, named=True)
                 read = {"status": "unanchored", "value": None, "printed": found["value_str"]}
         if found is not None:
-            ref = CellRef(
-                ref.doc_id, ref.page_no, ref.table_no, ref.row, ref.col,
-                int(found["row_idx"]), int(found["col_idx"]),
-                found["row_label"] or "", found["col_label"] or "", ref.note,
-            )  # fmt: skip
+            ref = replace(
+                ref,
+                row_idx=int(found["row_idx"]),
+                col_idx=int(found["col_idx"]),
+                row_label=found["row_label"] or "",
+                col_label=found["col_label"] or "",
+            )
         resolved.append(ref)
         reads.append(read)
     return resolved, reads
@@ -297,6 +300,7 @@ def _warehouse_sources(wh: Warehouse, row: dict) -> tuple[list[CellRef], list[di
         CellRef(
             s["doc_id"], s["page_no"], s["table_no"], s["row_idx"], s["col_idx"],
             note=notes[i] if len(notes) == len(row["sources"]) else "",
+            period=s.get("period") or "",
         )
         for i, s in enumerate(row.get("sources") or [])
     ]  # fmt: skip
