@@ -60,13 +60,17 @@ def anchors(lf: LedgerForge):
 
 @dg.asset(
     group_name=GROUP,
-    deps=["anchored_cells", "tables", "documents"],
+    deps=["anchored_cells", "tables", "table_cells", "documents"],
     description="One draft per candidate and task kind, with its oracle program.",
 )
 def drafts(lf: LedgerForge) -> dg.MaterializeResult:
     wh = lf.warehouse
     frame = draft_tasks(
-        wh.read("anchored_cells"), wh.read("tables"), wh.read("documents"), seed=lf.seed
+        wh.read("anchored_cells"),
+        wh.read("tables"),
+        wh.read("documents"),
+        seed=lf.seed,
+        table_cells=wh.read("table_cells"),
     )
     wh.replace("drafts", frame, DRAFTS_SCHEMA)
     by_kind = frame.group_by("kind").len().sort("kind")

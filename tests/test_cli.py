@@ -31,7 +31,13 @@ def test_synth_writes_a_corpus_with_truth(tmp_path):
 def test_release_audit_and_tamper_through_the_cli(data_root):
     wh = Warehouse(data_root)
     frames = write_sample_warehouse(wh, seed=21)
-    drafts = draft_tasks(frames["anchored_cells"], frames["tables"], frames["documents"], seed=4)
+    drafts = draft_tasks(
+        frames["anchored_cells"],
+        frames["tables"],
+        frames["documents"],
+        seed=4,
+        table_cells=frames["table_cells"],
+    )
     tasks = validate_drafts(drafts, wh.root, build_contamination_index(wh.root))
     wh.replace("drafts", drafts)
     wh.replace("tasks", tasks)

@@ -1,11 +1,14 @@
 """The anchored archive as the drafter sees it: facts, statement tables and series.
 
-A *fact* is one anchored cell read as (item, period): in a table whose columns are
-periods the row label names the item, and the other way round. A *series* is one item of
-one statement (table title without its number) followed across volumes: the same series
-and period printed in several volumes is a reprint, and the latest volume's printing is
-the latest revision. Only anchored cells become facts, so every number a draft reads is
-confirmed by its table's totals.
+A *fact* is one anchored cell read as (item, period). The table stage has already
+decided each cell's structured period (``period_kind``/``period_start``/``period_end``,
+see :mod:`pipeline.tables.periods`), its column dimension and its row's parent; here an
+item is the row label (or, where the rows are periods, the column's header path), with
+the dimension and, for a label the table repeats, the parent heading. A *series* is one
+item of one statement (title without number or "(Continued)") in one unit followed
+across volumes: the same series and period printed in several volumes is a reprint, and
+the latest volume's printing is the latest revision. Only anchored cells become facts,
+so every number a draft reads is confirmed by its table's totals.
 """
 
 from __future__ import annotations
@@ -18,63 +21,34 @@ from decimal import Decimal
 import polars as pl
 
 from pipeline.draft.formulas import decimal_places
+from pipeline.tables.labels import label_problems
+from pipeline.tables.periods import Period
+from pipeline.tables.titles import statement_name
 
 QUALITY_ORDER = {"clear": 0, "blurry": 1, "very_blurry": 2}
 
-_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
-_MONTH = re.compile(r"\b(" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?", re.IGNORECASE)
-_TABLE_NUMBER = re.compile(r"^\s*table\s+[\w.]+?\s*[.:\-\u2013\u2014]+\s*", re.IGNORECASE)
 _TOTAL = re.compile(r"\btotal\b", re.IGNORECASE)
 _BARE_TOTAL = re.compile(r"(grand )?total", re.IGNORECASE)
+UNKNOWN_UNIT = "unknown"
 
 
-@dataclass(frozen=True)
-class Period:
-    """A period label read from a header: sortable key and the words a question uses."""
-
-    key: tuple[int, int]  # (year, month or 0)
-    text: str  # e.g. "fiscal year 1948", "March 1950", "1948"
-
-
-def parse_period(label: str, context: str = "") -> Period | None:
-    """The period a row or column label names, or None when it names no year."""
-    years = _YEAR.findall(label or "")
-    if len(years) != 1:
+def period_of(row: dict) -> Period | None:
+    """The structured period the table stage gave a cell (None when it names none)."""
+    kind = row.get("period_kind")
+    if not kind or kind == "not_a_period":
         return None
-    year = int(years[0])
-    month = _MONTH.search(label)
-    if month:
-        index = [m[:3] for m in _MONTHS].index(month.group(1).lower()[:3]) + 1
-        return Period((year, index), f"{_MONTHS[index - 1].capitalize()} {year}")
-    fiscal = "fiscal" in (label + " " + context).lower()
-    return Period((year, 0), f"fiscal year {year}" if fiscal else str(year))
+    return Period(
+        kind, row.get("period_start"), row.get("period_end"), row.get("period_text") or ""
+    )
 
 
-def statement_name(title: str) -> str:
-    """The table title without its number ("Table 3.- Budget receipts" -> "Budget receipts")."""
-    return _TABLE_NUMBER.sub("", title or "").strip(" .") or (title or "").strip()
-
-
-def series_key(title: str, item: str) -> str:
-    """Match a series across volumes by statement title and item label."""
+def series_key(title: str, item: str, unit: str = "") -> str:
+    """Match a series across volumes by statement title, item label and unit."""
 
     def norm(text: str) -> str:
         return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
-    return f"{norm(statement_name(title))}|{norm(item)}"
-
-
-def unit_words(unit_line: str, multiplier: int) -> str:
-    """The unit a question states: "(In millions of dollars)" -> "millions of dollars"."""
-    text = re.sub(r"[()]", "", unit_line or "").strip()
-    text = re.sub(r"^in\s+", "", text, flags=re.IGNORECASE).strip().rstrip(".")
-    if text:
-        return text[0].lower() + text[1:]
-    names = {1: "dollars", 1_000: "thousands of dollars", 1_000_000: "millions of dollars"}
-    return names.get(multiplier, f"units of {multiplier:,}")
+    return f"{norm(statement_name(title))}|{norm(item)}|{norm(unit)}"
 
 
 def item_words(label: str) -> str:
@@ -109,11 +83,13 @@ class Fact:
     item: str
     period: Period
     statement: str
-    unit: str
+    unit: str  # "millions of dollars", ...; "unknown" when the page prints none
     volume: str
     file_name: str
     quality: str
     table_id: str
+    label: str = ""  # the label a question names (row label or header path), as read
+    identity_ids: tuple[str, ...] = ()
 
     @property
     def value(self) -> Decimal:
@@ -125,7 +101,7 @@ class Fact:
 
     @property
     def series(self) -> str:
-        return series_key(self.statement, self.item)
+        return series_key(self.statement, self.item, self.unit)
 
     @property
     def position(self) -> tuple[str, int, int, int, int]:
@@ -138,11 +114,12 @@ class StatementTable:
 
     table_id: str
     statement: str
-    period_axis: str  # "col" (columns are periods) or "row"
+    period_axis: str  # "col", "row" or "title" (one period for the whole table)
     items: list[str]  # in printed order
     periods: list[Period]  # in printed order
-    grid: dict[tuple[str, tuple[int, int]], Fact] = field(default_factory=dict)
+    grid: dict[tuple[str, tuple], Fact] = field(default_factory=dict)
     total_items: set[str] = field(default_factory=set)
+    unit: str = UNKNOWN_UNIT
 
     def fact(self, item: str, period: Period) -> Fact | None:
         return self.grid.get((item, period.key))
@@ -170,8 +147,10 @@ class Archive:
 
     tables: list[StatementTable]
     # series -> period key -> printings, oldest volume first
-    printings: dict[str, dict[tuple[int, int], list[Fact]]]
+    printings: dict[str, dict[tuple, list[Fact]]]
     unique_labels: set[tuple[str, str, str]]  # (table_id, row_label, col_label) unique pairs
+    # series -> every period printed for it (anchored or not): a range must not skip one
+    printed_periods: dict[str, dict[tuple, Period]] = field(default_factory=dict)
 
     def latest(self, fact: Fact) -> Fact:
         """The latest printing of the fact's series and period (the latest revision)."""
@@ -188,40 +167,80 @@ class Archive:
     def series_periods(self, fact: Fact) -> list[Fact]:
         """The latest printing of every period of the fact's series, in period order."""
         by_period = self.printings[fact.series]
-        return [by_period[k][-1] for k in sorted(by_period)]
+        latest = [facts[-1] for facts in by_period.values()]
+        return sorted(latest, key=lambda f: f.period.order)
+
+    def missing_in_range(self, facts: tuple[Fact, ...]) -> list[Period]:
+        """Periods of the same kind the archive prints for this series between the
+        first and last of ``facts`` that ``facts`` leave out."""
+        first, last = facts[0].period, facts[-1].period
+        have = {f.period.key for f in facts}
+        printed = self.printed_periods.get(facts[0].series, {})
+        return sorted(
+            (
+                p
+                for k, p in printed.items()
+                if p.kind == first.kind and first.order <= p.order <= last.order and k not in have
+            ),
+            key=lambda p: p.order,
+        )
 
 
-def _period_axis(labels_by_axis: dict[str, list[str]], context: str) -> str | None:
-    """The axis whose labels are mostly periods."""
-    best, best_share = None, 0.0
-    for axis, labels in labels_by_axis.items():
-        if not labels:
-            continue
-        share = sum(parse_period(lbl, context) is not None for lbl in labels) / len(labels)
-        if share > best_share:
-            best, best_share = axis, share
-    return best if best_share >= 0.5 else None
+def _item(r: dict, axis: str, repeated: set[str]) -> tuple[str, str]:
+    """(item a question names, the printed label it comes from) for one cell row."""
+    if axis == "row":
+        return item_words(r["col_label"]), r["col_label"] or ""
+    label = r["row_label"] or ""
+    item = label
+    parent = r.get("row_parent") or ""
+    if parent and label in repeated:
+        item = f"{label} ({parent[0].lower()}{parent[1:]})"
+    if r.get("dimension"):
+        item = f"{item} ({r['dimension']})"
+    return item, label
 
 
 def build_archive(
-    anchored_cells: pl.DataFrame, tables: pl.DataFrame, documents: pl.DataFrame
+    anchored_cells: pl.DataFrame,
+    tables: pl.DataFrame,
+    documents: pl.DataFrame,
+    table_cells: pl.DataFrame | None = None,
 ) -> tuple[Archive, list[str]]:
     """Arrange anchored cells into statement tables and series.
 
-    Returns the archive and one note per table left out, with the reason (a table
-    whose labels name no period cannot yield a question that states its period).
+    ``table_cells`` gives each cell's period, dimension and row parent (decided by the
+    table stage); without it no cell has a period. Returns the archive and one note per
+    table left out, with the reason (a table whose cells name no period cannot yield a
+    question that states its period).
     """
     docs = {
         r["doc_id"]: (r.get("volume") or r["file_name"] or r["doc_id"], r["file_name"] or "")
         for r in documents.iter_rows(named=True)
     }
     meta = {r["table_id"]: r for r in tables.iter_rows(named=True)}
+    semantic_cols = ["row_parent", "period_kind", "period_start", "period_end", "period_text",
+                     "period_axis", "dimension"]  # fmt: skip
+    cells = anchored_cells
+    all_cells = table_cells if table_cells is not None else pl.DataFrame()
+    if table_cells is not None:
+        cells = cells.join(
+            table_cells.select("table_id", "row_idx", "col_idx", *semantic_cols),
+            on=["table_id", "row_idx", "col_idx"],
+            how="left",
+        )
+    else:
+        cells = cells.with_columns(pl.lit(None).alias(c) for c in semantic_cols)
     notes: list[str] = []
     out: list[StatementTable] = []
-    printings: dict[str, dict[tuple[int, int], list[Fact]]] = defaultdict(lambda: defaultdict(list))
+    printings: dict[str, dict[tuple, list[Fact]]] = defaultdict(lambda: defaultdict(list))
+    printed: dict[str, dict[tuple, Period]] = defaultdict(dict)
     label_counts: dict[tuple[str, str, str], int] = defaultdict(int)
-    cells = anchored_cells.sort(["table_id", "row_idx", "col_idx"])
-    for (table_id,), group in cells.group_by(["table_id"], maintain_order=True):
+    by_table = {
+        k[0]: g for k, g in all_cells.group_by(["table_id"])
+    } if not all_cells.is_empty() else {}  # fmt: skip
+    for (table_id,), group in cells.sort(["table_id", "row_idx", "col_idx"]).group_by(
+        ["table_id"], maintain_order=True
+    ):
         t = meta.get(table_id)
         if t is None:
             notes.append(f"{table_id}: anchored cells without a row in `tables`")
@@ -229,33 +248,33 @@ def build_archive(
         rows = group.to_dicts()
         for r in rows:
             label_counts[(table_id, r["row_label"], r["col_label"])] += 1
-        title = t["title"] or ""
-        axis = _period_axis(
-            {
-                "col": sorted({r["col_label"] for r in rows}),
-                "row": sorted({r["row_label"] for r in rows}),
-            },
-            title,
-        )
-        if axis is None:
-            notes.append(f"{table_id}: no row or column labels name a period")
+        axes = {r["period_axis"] for r in rows if r["period_axis"]}
+        if not axes:
+            notes.append(f"{table_id}: no row, column or title names a period")
             continue
+        axis = axes.pop()
         volume, file_name = docs.get(t["doc_id"], (t["doc_id"], ""))
-        table = StatementTable(table_id, statement_name(title), axis, [], [])
-        unit = unit_words(t["unit"], t["unit_multiplier"] or 1)
+        name = t.get("statement") or statement_name(t["title"] or "")
+        unit = t.get("unit") or UNKNOWN_UNIT
+        table = StatementTable(table_id, name, axis, [], [], unit=unit)
+        every = by_table.get(table_id, group).to_dicts()
+        parents: dict[str, set[str]] = defaultdict(set)
+        for r in every:
+            parents[r["row_label"] or ""].add(r.get("row_parent") or "")
+        repeated = {label for label, ps in parents.items() if len(ps) > 1}
+        for r in every:  # every printed period of every series, anchored or not
+            period = period_of(r)
+            item, _ = _item(r, axis, repeated)
+            if period is not None and item:
+                printed[series_key(name, item, unit)][period.key] = period
         for r in rows:
-            period_label, item_label = (
-                (r["col_label"], r["row_label"])
-                if axis == "col"
-                else (r["row_label"], r["col_label"])
-            )
-            period = parse_period(period_label, title)
-            if period is None or not item_label:
+            period = period_of(r)
+            item, label = _item(r, axis, repeated)
+            if period is None or not item:
                 continue  # e.g. a "Total" column of a table whose columns are years
-            item = item_words(item_label)
-            if _BARE_TOTAL.fullmatch(item.strip()):
+            if _BARE_TOTAL.fullmatch(item.strip()) and name:
                 # a bare "Total" says nothing on its own in a question
-                item = f"{item.strip()} {table.statement[:1].lower()}{table.statement[1:]}"
+                item = f"{item.strip()} {name[:1].lower()}{name[1:]}"
             fact = Fact(
                 doc_id=r["doc_id"],
                 page_no=int(r["page_no"]),
@@ -270,12 +289,14 @@ def build_archive(
                 is_total=bool(r["is_total"]),
                 item=item,
                 period=period,
-                statement=table.statement,
+                statement=name,
                 unit=unit,
                 volume=volume,
                 file_name=file_name,
                 quality=r["quality"] or t["quality"] or "clear",
                 table_id=table_id,
+                label=label,
+                identity_ids=tuple(r.get("identity_ids") or ()),
             )
             if (fact.item, period.key) in table.grid:
                 continue  # a repeated label pair: keep the first printing in reading order
@@ -284,7 +305,7 @@ def build_archive(
                 table.items.append(fact.item)
             if period.key not in [p.key for p in table.periods]:
                 table.periods.append(period)
-            if _TOTAL.search(item_label):
+            if _TOTAL.search(label):
                 table.total_items.add(fact.item)
             printings[fact.series][period.key].append(fact)
         # a total column/row the anchor stage flagged but whose label does not say so
@@ -297,4 +318,20 @@ def build_archive(
         for facts in by_period.values():
             facts.sort(key=lambda f: (f.volume, f.doc_id))
     unique = {k for k, n in label_counts.items() if n == 1}
-    return Archive(out, printings, unique), notes
+    return Archive(out, printings, unique, dict(printed)), notes
+
+
+def fact_problems(fact: Fact) -> list[str]:
+    """Why a question about this fact could not be stated exactly (empty when it can)."""
+    problems = []
+    if not fact.statement:
+        problems.append("title_unknown: the table prints no title a question could name")
+    if not fact.period.statable:
+        problems.append(
+            f"period_ambiguous: {fact.period.text!r} ({fact.period.kind}) does not say "
+            "which kind of period it is"
+        )
+    for level in (fact.label or fact.item).split(" / "):
+        for problem in label_problems(level.strip()):
+            problems.append(f"label_uncertain: {level.strip()!r}: {problem}")
+    return problems

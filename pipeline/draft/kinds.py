@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from pipeline.draft.archive import Archive, Fact, StatementTable
+from pipeline.draft.archive import UNKNOWN_UNIT, Archive, Fact, StatementTable, fact_problems
 from pipeline.draft.phrasing import join_items, phrase
 
 PERCENT = "percent"
@@ -29,6 +29,7 @@ class TaskSpec:
     question: str
     unit: str
     places: int
+    problems: tuple[str, ...] = ()  # why the question cannot be stated exactly (rejected)
 
 
 KindFn = Callable[[Archive, StatementTable, random.Random], Iterator[TaskSpec]]
@@ -65,11 +66,47 @@ def _amount_places(facts: tuple[Fact, ...]) -> int:
 
 
 def _sample(rng: random.Random, candidates: list, k: int = PER_TABLE) -> list:
-    return rng.sample(candidates, min(k, len(candidates)))
+    """``k`` candidates, those a question can state exactly first (the others are
+    drafted only to fill up, and are rejected with their reasons)."""
+    clean = [c for c in candidates if not _problems(c)]
+    picked = rng.sample(clean, min(k, len(clean)))
+    rest = [c for c in candidates if _problems(c)]
+    return picked + rng.sample(rest, min(k - len(picked), len(rest)))
+
+
+def _inputs(candidate) -> tuple[Fact, ...]:
+    return candidate if isinstance(candidate, tuple) else (candidate,)
+
+
+def _problems(candidate, amount: bool = False) -> list[str]:
+    """Why a question over these facts cannot be stated exactly (see ``fact_problems``),
+    plus periods of different kinds compared and, for an amount, an unknown unit."""
+    facts = _inputs(candidate)
+    found: list[str] = []
+    for f in facts:
+        found += [p for p in fact_problems(f) if p not in found]
+    kinds = {f.period.kind for f in facts}
+    if len(kinds) > 1:
+        found.append(f"period_mismatch: compares periods of different kinds {sorted(kinds)}")
+    if amount and any(f.unit == UNKNOWN_UNIT for f in facts):
+        found.append("unit_unknown: the page prints no unit for these figures")
+    return found
+
+
+def _spec(kind: str, formula: str, inputs: tuple[Fact, ...], question: str, unit: str,
+          places: int, extra: list[str] | None = None) -> TaskSpec:  # fmt: skip
+    problems = _problems(inputs, amount=unit != PERCENT) + (extra or [])
+    return TaskSpec(kind, formula, inputs, question, unit, places, tuple(problems))
 
 
 def _slots(facts: tuple[Fact, ...]) -> dict[str, str]:
-    return {"statement": facts[0].statement, "unit": facts[0].unit}
+    when = facts[0].period.when
+    return {
+        "statement": facts[0].statement,
+        "unit": facts[0].unit,
+        "when": when,
+        "When": when[:1].upper() + when[1:],
+    }
 
 
 @task_kind("read_number")
@@ -87,7 +124,7 @@ def read_number(archive: Archive, table: StatementTable, rng: random.Random) -> 
             period=fact.period.text,
             **_slots(inputs),
         )
-        yield TaskSpec("read_number", "value", inputs, question, fact.unit, fact.places)
+        yield _spec("read_number", "value", inputs, question, fact.unit, fact.places)
 
 
 @task_kind("sum_rows")
@@ -114,7 +151,7 @@ def sum_rows(archive: Archive, table: StatementTable, rng: random.Random) -> Ite
             period=inputs[0].period.text,
             **_slots(inputs),
         )
-        yield TaskSpec("sum_rows", "sum", inputs, question, inputs[0].unit, places)
+        yield _spec("sum_rows", "sum", inputs, question, inputs[0].unit, places)
 
 
 @task_kind("difference")
@@ -140,7 +177,7 @@ def difference(archive: Archive, table: StatementTable, rng: random.Random) -> I
             period=inputs[0].period.text,
             **_slots(inputs),
         )
-        yield TaskSpec("difference", "difference", inputs, question, inputs[0].unit, places)
+        yield _spec("difference", "difference", inputs, question, inputs[0].unit, places)
 
 
 def _period_pairs(archive: Archive, table: StatementTable) -> list[tuple[Fact, Fact]]:
@@ -154,8 +191,10 @@ def _period_pairs(archive: Archive, table: StatementTable) -> list[tuple[Fact, F
     for item in table.items:
         for later in _latest_facts(archive, table, item):
             for earlier in archive.series_periods(later):
-                if earlier.period.key >= later.period.key:
+                if earlier.period.order >= later.period.order:
                     continue
+                if earlier.period.kind != later.period.kind:
+                    continue  # a fiscal year is never compared with a month or a year to date
                 (across if earlier.doc_id != later.doc_id else within).append((earlier, later))
     return across + within
 
@@ -182,26 +221,34 @@ def change_between_periods(
             period2=inputs[1].period.text,
             **_slots(inputs),
         )
-        yield TaskSpec("change_between_periods", "change", inputs, question, inputs[0].unit, places)
+        yield _spec("change_between_periods", "change", inputs, question, inputs[0].unit, places)
 
 
 @task_kind("share_of_total")
 def share_of_total(
     archive: Archive, table: StatementTable, rng: random.Random
 ) -> Iterator[TaskSpec]:
-    """A member item as a percent of the table's grand total in the same period."""
-    total = table.grand_total()
-    if total is None:
+    """A member item as a percent of the total that adds it up, in the same period.
+
+    The total is the one an identity of the table confirms the member belongs to (a
+    subtotal for a member of a group, never a grand total it is not part of), and the
+    question names it.
+    """
+    totals = [i for i in table.items if i in table.total_items]
+    if not totals:
         return
     candidates = []
     for period in table.periods:
-        whole = table.fact(total, period)
-        if whole is None or not archive.is_latest(whole) or whole.value <= 0:
-            continue
-        for m in table.members():
-            part = table.fact(m, period)
-            if part is not None and archive.is_latest(part) and part.value != 0:
-                candidates.append((part, whole))
+        for total in totals:
+            whole = table.fact(total, period)
+            if whole is None or not archive.is_latest(whole) or whole.value <= 0:
+                continue
+            for m in table.members():
+                part = table.fact(m, period)
+                if part is None or not archive.is_latest(part) or part.value == 0:
+                    continue
+                if set(part.identity_ids) & set(whole.identity_ids):
+                    candidates.append((part, whole))
     for inputs in _sample(rng, candidates):
         question = phrase(
             "share_of_total",
@@ -209,10 +256,10 @@ def share_of_total(
             places=PERCENT_PLACES,
             revised=_revised(archive, inputs),
             item=inputs[0].item,
-            period=inputs[0].period.text,
+            total=inputs[1].item,
             **_slots(inputs),
         )
-        yield TaskSpec("share_of_total", "share", inputs, question, PERCENT, PERCENT_PLACES)
+        yield _spec("share_of_total", "share", inputs, question, PERCENT, PERCENT_PLACES)
 
 
 @task_kind("percent_change")
@@ -232,9 +279,7 @@ def percent_change(
             period2=inputs[1].period.text,
             **_slots(inputs),
         )
-        yield TaskSpec(
-            "percent_change", "percent_change", inputs, question, PERCENT, PERCENT_PLACES
-        )
+        yield _spec("percent_change", "percent_change", inputs, question, PERCENT, PERCENT_PLACES)
     members = table.members()
     excess = []
     for period in table.periods:
@@ -255,7 +300,7 @@ def percent_change(
             period=inputs[0].period.text,
             **_slots(inputs),
         )
-        yield TaskSpec("percent_change", "excess", inputs, question, PERCENT, PERCENT_PLACES)
+        yield _spec("percent_change", "excess", inputs, question, PERCENT, PERCENT_PLACES)
 
 
 STATISTICS = ("mean", "max", "min")
@@ -265,15 +310,17 @@ STATISTICS = ("mean", "max", "min")
 def multi_year_statistic(
     archive: Archive, table: StatementTable, rng: random.Random
 ) -> Iterator[TaskSpec]:
-    """Mean, maximum or minimum of one series over three to five consecutive periods."""
+    """Mean, maximum or minimum of one series over three to five consecutive periods of
+    one kind; a window that leaves out a period the archive prints is rejected
+    (``incomplete_range``), never silently averaged over fewer periods."""
     candidates = []
     for item in table.items:
         here = [f for p in table.periods if (f := table.fact(item, p)) is not None]
         if not here:
             continue
-        monthly = here[0].period.key[1] != 0
-        # the whole series (latest printings, every volume); annual and monthly apart
-        facts = [f for f in archive.series_periods(here[0]) if (f.period.key[1] != 0) == monthly]
+        kind = here[0].period.kind
+        # the whole series (latest printings, every volume), one kind of period
+        facts = [f for f in archive.series_periods(here[0]) if f.period.kind == kind]
         for width in (3, 4, 5):
             for start in range(len(facts) - width + 1):
                 window = tuple(facts[start : start + width])
@@ -293,4 +340,11 @@ def multi_year_statistic(
             span=span,
             **_slots(inputs),
         )
-        yield TaskSpec("multi_year_statistic", statistic, inputs, question, inputs[0].unit, places)
+        missing = archive.missing_in_range(inputs)
+        extra = (
+            [f"incomplete_range: {', '.join(p.text for p in missing)} printed but not read"]
+            if missing
+            else []
+        )
+        yield _spec("multi_year_statistic", statistic, inputs, question, inputs[0].unit, places,
+                    extra)  # fmt: skip

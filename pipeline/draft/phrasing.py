@@ -10,67 +10,67 @@ import random
 
 PHRASINGS: dict[str, list[str]] = {
     "read_number": [
-        "What was {item} in {period}, as reported in the {statement} figures? Answer in {unit}.",
-        "In {period}, how much was {item} ({statement})? Express it in {unit}.",
-        "Give the {period} amount of {item} from the {statement} statement, in {unit}.",
-        "According to the {statement} data, what did {item} amount to in {period}? Use {unit}.",
+        "What was {item} {when}, as reported in the {statement} table? Answer in {unit}.",
+        "{When}, how much was {item} (table: {statement})? Express it in {unit}.",
+        "Give the amount of {item} {when} from the {statement} table, in {unit}.",
+        "According to the {statement} table, what did {item} amount to {when}? Use {unit}.",
     ],
     "sum_rows": [
-        "What was the combined amount of {items} in {period} ({statement})? Answer in {unit}.",
-        "Taken together, how much did {items} come to in {period}, per the {statement} "
-        "figures? Express it in {unit}.",
-        "In {period}, what did {items} add up to in the {statement} data? Use {unit}.",
+        "What was the combined amount of {items} {when} (table: {statement})? Answer in {unit}.",
+        "Taken together, how much did {items} come to {when}, per the {statement} "
+        "table? Express it in {unit}.",
+        "{When}, what did {items} add up to in the {statement} table? Use {unit}.",
     ],
     "difference": [
-        "In {period}, by how much did {item} exceed {item2} ({statement})? Answer in {unit}; "
+        "{When}, by how much did {item} exceed {item2} (table: {statement})? Answer in {unit}; "
         "a negative number means it fell short.",
-        "How much larger was {item} than {item2} in {period}, according to the {statement} "
-        "figures? Give {unit} (negative if smaller).",
-        "What was the gap between {item} and {item2} in {period} ({statement}), taking "
+        "How much larger was {item} than {item2} {when}, according to the {statement} "
+        "table? Give {unit} (negative if smaller).",
+        "What was the gap between {item} and {item2} {when} (table: {statement}), taking "
         "{item} minus {item2}? Use {unit}.",
     ],
     "change_between_periods": [
-        "By how much did {item} ({statement}) change from {period} to {period2}? Answer in "
-        "{unit}; use a negative number for a decrease.",
+        "By how much did {item} (table: {statement}) change from {period} to {period2}? "
+        "Answer in {unit}; use a negative number for a decrease.",
         "What was the change in {item} between {period} and {period2}, per the {statement} "
-        "figures? Express it in {unit} (negative for a decline).",
-        "How much did {item} grow from {period} to {period2} in the {statement} data? Give "
+        "table? Express it in {unit} (negative for a decline).",
+        "How much did {item} grow from {period} to {period2} in the {statement} table? Give "
         "{unit}; a fall is negative.",
     ],
     "share_of_total": [
-        "What share of the total in {period} did {item} account for ({statement})? Answer "
+        "What share of {total} did {item} account for {when} (table: {statement})? Answer "
         "in percent.",
-        "In {period}, what percentage of the {statement} total was {item}?",
-        "{item} made up what percent of the overall {statement} total in {period}?",
+        "{When}, what percentage of {total} was {item}, according to the {statement} table?",
+        "{item} made up what percent of {total} {when}, per the {statement} table?",
     ],
     "percent_change": [
-        "By what percent did {item} ({statement}) change from {period} to {period2}? Use a "
-        "negative number for a decrease.",
+        "By what percent did {item} (table: {statement}) change from {period} to {period2}? "
+        "Use a negative number for a decrease.",
         "What was the percentage change in {item} between {period} and {period2}, per the "
-        "{statement} figures?",
-        "From {period} to {period2}, how much did {item} grow in percent ({statement})? A "
-        "decline is negative.",
+        "{statement} table?",
+        "From {period} to {period2}, how much did {item} grow in percent (table: "
+        "{statement})? A decline is negative.",
     ],
     "excess": [
-        "In {period}, by what percent did {item} exceed {item2} ({statement})? Negative if "
+        "{When}, by what percent did {item} exceed {item2} (table: {statement})? Negative if "
         "it was smaller.",
-        "How many percent larger was {item} than {item2} in {period}, according to the "
-        "{statement} figures? Relative to {item2}; negative if smaller.",
+        "How many percent larger was {item} than {item2} {when}, according to the "
+        "{statement} table? Relative to {item2}; negative if smaller.",
     ],
     "mean": [
-        "What was the average value of {item} over the periods {span} ({statement})? Answer "
-        "in {unit}.",
-        "Averaged over {span}, what was {item} per period in the {statement} data? Use {unit}.",
+        "What was the average value of {item} over {span}, one value per period (table: "
+        "{statement})? Answer in {unit}.",
+        "Averaged over {span}, what was {item} per period in the {statement} table? Use {unit}.",
     ],
     "max": [
-        "What was the highest amount of {item} recorded in any period of {span} "
-        "({statement})? Answer in {unit}.",
-        "Over {span}, what peak value did {item} reach in the {statement} figures? Use {unit}.",
+        "What was the highest amount of {item} in any period from {span} "
+        "(table: {statement})? Answer in {unit}.",
+        "Over {span}, what peak value did {item} reach in the {statement} table? Use {unit}.",
     ],
     "min": [
-        "What was the lowest amount of {item} in any period of {span} ({statement})? Answer "
-        "in {unit}.",
-        "Over {span}, what was the smallest value of {item} in the {statement} data? Use {unit}.",
+        "What was the lowest amount of {item} in any period from {span} (table: {statement})? "
+        "Answer in {unit}.",
+        "Over {span}, what was the smallest value of {item} in the {statement} table? Use {unit}.",
     ],
 }
 
@@ -92,9 +92,6 @@ def phrase(
     wording: str, rng: random.Random, *, places: int, revised: bool = False, **slots: str
 ) -> str:
     """One question of a wording family (a kind, or a statistic within a kind)."""
-    if "statement" in slots and not slots["statement"].strip():
-        # an untitled table: say where the figures come from without a name
-        slots = {**slots, "statement": "published"}
     text = " ".join(rng.choice(PHRASINGS[wording]).format(**slots).split())
     text = text[0].upper() + text[1:]
     if revised:

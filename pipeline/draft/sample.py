@@ -19,6 +19,7 @@ from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA, WORDS_SCHEMA
 from pipeline.store import Warehouse
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+from pipeline.tables.semantics import annotate
 
 VOLUMES = (1948, 1949, 1950)
 RECEIPTS = ("Individual income tax", "Corporation income tax", "Excise taxes", "Customs")
@@ -87,11 +88,14 @@ def sample_frames(seed: int = 0) -> dict[str, pl.DataFrame]:
             idents += table["identities"]
             anchored += table["anchored"]
             words += _words(doc_id, page_no, table)
+    tables_df, cells_df = annotate(
+        pl.DataFrame(tables, schema=TABLES_SCHEMA), pl.DataFrame(cells, schema=TABLE_CELLS_SCHEMA)
+    )
     return {
         "documents": pl.DataFrame(docs, schema=DOCUMENTS_SCHEMA),
         "pages": pl.DataFrame(pages, schema=PAGES_SCHEMA),
-        "tables": pl.DataFrame(tables, schema=TABLES_SCHEMA),
-        "table_cells": pl.DataFrame(cells, schema=TABLE_CELLS_SCHEMA),
+        "tables": tables_df.select(pl.col(c).cast(t) for c, t in TABLES_SCHEMA.items()),
+        "table_cells": cells_df.select(pl.col(c).cast(t) for c, t in TABLE_CELLS_SCHEMA.items()),
         "identities": pl.DataFrame(idents, schema=IDENTITIES_SCHEMA),
         "anchored_cells": pl.DataFrame(anchored, schema=ANCHORED_CELLS_SCHEMA),
         "words": pl.DataFrame(words, schema=WORDS_SCHEMA),
@@ -136,7 +140,7 @@ def _table(
         col_labels = [f"Fiscal year / {y}" for y in years]
     else:
         title, items = "Table 2.- Public debt by type", DEBT
-        row_labels = [str(y) for y in years]
+        row_labels = [f"June 30, {y}" for y in years]  # debt outstanding: a position
         col_labels = [*items, "Total"]
     # (row, col) -> (true, printed, revised mark)
     grid: dict[tuple[int, int], tuple[int, int, bool]] = {}

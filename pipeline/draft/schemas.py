@@ -20,6 +20,7 @@ SOURCE_REF = pl.Struct(
         "col_idx": pl.Int32,
         "row_label": pl.String,
         "col_label": pl.String,
+        "period": pl.String,  # the cell's period as the question states it
     }
 )
 
@@ -36,7 +37,8 @@ DRAFTS_SCHEMA = {
     "multi_document": pl.Boolean,
     "quality": pl.String,  # worst scan-quality tag among the pages read
     "expected_answer": pl.String,  # the drafter's own key (cross-check); null if unknown
-    "drafter": pl.String,  # e.g. "template-v1"
+    "problems": pl.List(pl.String),  # why the question cannot be stated exactly (rule: detail)
+    "drafter": pl.String,  # e.g. "template-v2"
     "tokens": pl.Int64,
     "cost": pl.Float64,  # US dollars
 }

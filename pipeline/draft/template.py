@@ -1,4 +1,4 @@
-"""The offline template drafter (``template-v1``): the default, deterministic drafter.
+"""The offline template drafter (``template-v2``): the default, deterministic drafter.
 
 ``draft_tasks`` walks every statement table of the anchored archive, asks every
 registered task kind for tasks, renders one oracle program per task, computes the key
@@ -20,7 +20,7 @@ from pipeline.draft.kinds import TASK_KINDS, TaskSpec
 from pipeline.draft.known_wrong import KNOWN_WRONG_FAMILIES, WrongContext
 from pipeline.draft.schemas import DRAFTS_SCHEMA
 
-DRAFTER_ID = "template-v1"
+DRAFTER_ID = "template-v2"
 MAX_KNOWN_WRONG_PER_FAMILY = 6
 
 
@@ -110,6 +110,7 @@ def draft_row(spec: TaskSpec, archive: Archive) -> dict | None:
                 "col_idx": f.col_idx,
                 "row_label": f.row_label,
                 "col_label": f.col_label,
+                "period": f.period.text,
             }
             for f in spec.inputs
         ],
@@ -117,6 +118,7 @@ def draft_row(spec: TaskSpec, archive: Archive) -> dict | None:
         "multi_document": len(docs) > 1,
         "quality": _worst_quality(spec.inputs),
         "expected_answer": str(key),
+        "problems": list(spec.problems),
         "drafter": DRAFTER_ID,
         "tokens": 0,
         "cost": 0.0,
@@ -129,6 +131,7 @@ def draft_tasks(
     documents: pl.DataFrame,
     pages: pl.DataFrame | None = None,
     seed: int = 0,
+    table_cells: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Draft tasks of every registered kind from the anchored cells (``DRAFTS_SCHEMA``).
 
@@ -136,7 +139,7 @@ def draft_tasks(
     ``anchored_cells``. The same inputs and seed give the same drafts, byte for byte.
     A task proposed twice (same kind and cells, e.g. from two reprints) is drafted once.
     """
-    archive, _notes = build_archive(anchored_cells, tables, documents)
+    archive, _notes = build_archive(anchored_cells, tables, documents, table_cells)
     rows: dict[str, dict] = {}
     for table in archive.tables:
         for kind, propose in TASK_KINDS.items():

@@ -15,6 +15,7 @@ import polars as pl
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA
 from pipeline.synth.truth import read_truth
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+from pipeline.tables.semantics import annotate
 
 
 def truth_doc_id(file_name: str) -> str:
@@ -68,6 +69,7 @@ def perfect_reading(truth_dir: str | Path) -> dict[str, pl.DataFrame]:
         x1=900.0 + 300 * pl.col("col_idx"),
         y1=440.0 + 50 * pl.col("row_idx"),
     )
+    tables, cells = annotate(tables.with_columns(unit_printed=pl.col("unit")), cells)
     return {
         "documents": documents,
         "tables": _conform(tables, TABLES_SCHEMA),

@@ -116,9 +116,7 @@ class TableBlock:
             for lb, ind in zip(t.row_labels, t.row_indents, strict=True)
         )
         self.stub_lines = _wrap(
-            t.spec.stub_head
-            if t.spec.orientation == "cat_rows"
-            else ("Fiscal year" if t.spec.period_kind == "fy" else "Month"),
+            t.stub_head,
             f,
             max(label_w, f.getlength("Fiscal year")),
         )

@@ -48,7 +48,7 @@ from pipeline.synth.statements import (
 )
 from pipeline.synth.truth import TRUTH_SCHEMAS, read_truth, truth_frame
 
-GENERATOR_VERSION = 3  # bump whenever output bytes change, so default_corpus regenerates
+GENERATOR_VERSION = 4  # bump whenever output bytes change, so default_corpus regenerates
 # Fixed PDF metadata: no wall-clock dates, so identical inputs give identical bytes.
 PDF_DATE = "D:20000101000000Z"
 DEFAULT_PARAMS: dict[str, object] = {
@@ -364,6 +364,7 @@ def _truth_rows(
                 "title": table.title,
                 "unit": table.unit,
                 "unit_multiplier": table.spec.unit_multiplier,
+                "stub_head": table.stub_head,
                 "n_rows": len(table.cells),
                 "n_cols": len(table.col_paths),
                 "row_labels": table.row_labels,

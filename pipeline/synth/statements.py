@@ -295,6 +295,13 @@ class StatementTable:
         return [" / ".join(p) for p in self.col_paths]
 
     @property
+    def stub_head(self) -> str:
+        """The head of the label column as printed: what the rows are."""
+        if self.spec.orientation == "cat_rows":
+            return self.spec.stub_head
+        return "Fiscal year" if self.spec.period_kind == "fy" else "Month"
+
+    @property
     def has_misprint(self) -> bool:
         return any(c.misprint for row in self.cells for c in row)
 

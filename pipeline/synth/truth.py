@@ -35,6 +35,7 @@ TRUTH_TABLES_SCHEMA = {
     "title": pl.String,  # as printed, e.g. "Table 3.- Budget Receipts by Source"
     "unit": pl.String,  # unit line as printed, e.g. "(In millions of dollars)"
     "unit_multiplier": pl.Int64,
+    "stub_head": pl.String,  # the head of the label column as printed
     "n_rows": pl.Int32,  # body rows (header lines excluded)
     "n_cols": pl.Int32,  # value columns (label column excluded)
     "row_labels": pl.List(pl.String),  # indentation dropped

@@ -18,21 +18,18 @@ from statistics import median
 import polars as pl
 from rapidfuzz import fuzz
 
+from pipeline.tables.axes import cell_periods
 from pipeline.tables.headers import Column, column_paths
+from pipeline.tables.labels import is_heading, join_wrapped, strip_marks
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+from pipeline.tables.titles import is_legend, split_title, title_like
+from pipeline.tables.units import is_unit_line, table_unit
 
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
 _SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
-_UNITS = {
-    "in thousands of dollars": 1_000,
-    "in millions of dollars": 1_000_000,
-    "in billions of dollars": 1_000_000_000,
-    "in dollars": 1,
-}
-_UNIT_WORDS = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 
 
 @dataclass
@@ -94,12 +91,18 @@ def page_tables(words: pl.DataFrame, quality: str = "") -> tuple[list[dict], lis
     rows = [classify_line(line, margin, height) for line in lines]
     pitch = _line_pitch(rows, height)
     tables, cells = [], []
+    previous_title = ""
     for block in split_tables(rows, pitch):
         table_no = len(tables)
-        table, table_cells = read_table(block, table_no, height, pitch, quality)
+        top = block.body[0].mid
+        page_head = [r.line.text for r in rows if r.kind == "unit" and r.mid < top][::-1]
+        table, table_cells = read_table(
+            block, table_no, height, pitch, quality, page_head, previous_title
+        )
         if table is not None:
             tables.append(table)
             cells += table_cells
+            previous_title = table["title"]
     return tables, cells
 
 
@@ -125,30 +128,13 @@ def _line_pitch(rows: list[RowLine], height: float) -> float:
     return median(steps) if steps else 1.5 * height
 
 
-def unit_of(text: str) -> tuple[str, int] | None:
-    """The unit line ("In millions of dollars", OCR-tolerant) and its multiplier."""
-    low = text.lower()
-    if len(low) > 90 or "dollar" not in low and fuzz.partial_ratio("of dollars", low) < 80:
-        return None
-    best, score = max(((u, fuzz.partial_ratio(u, low)) for u in _UNITS), key=lambda t: t[1])
-    if score < 80:
-        return None
-    multiplier = _UNITS[best]
-    word, word_score = max(
-        ((w, fuzz.partial_ratio(w, low)) for w in _UNIT_WORDS), key=lambda t: t[1]
-    )
-    if word_score >= 85:
-        multiplier = _UNIT_WORDS[word]
-    return text.strip().strip("()").strip(), multiplier
-
-
 def classify_line(line: Line, margin: float, height: float) -> RowLine:
     """Title, unit line, header-like (years / column numbers), body row or other text."""
     text = line.text
     if _TITLE.match(text):
         return RowLine(line, "title")
     numbers = [c for c in line.chunks if c.is_number]
-    if unit_of(text) is not None and len(numbers) <= 1:
+    if is_unit_line(text) and len(numbers) <= 1:
         return RowLine(line, "unit")
     label, values = split_label(line.chunks, margin, height)
     figures = [c for c in values if c.is_number]
@@ -215,26 +201,64 @@ def _runs(rows: list[RowLine], pitch: float) -> list[TableBlock]:
 
 
 def read_table(
-    block: TableBlock, table_no: int, height: float, pitch: float, quality: str
+    block: TableBlock,
+    table_no: int,
+    height: float,
+    pitch: float,
+    quality: str,
+    page_head: list[str] | None = None,
+    previous_title: str = "",
 ) -> tuple[dict | None, list[dict]]:
-    """One table's row and its cells: columns, headers, labels, parsed figures."""
+    """One table's row and its cells: columns, headers, labels, parsed figures, and the
+    table's semantics (statement name, unit and its source, each cell's period)."""
     columns = find_columns(block.body, height)
     if not columns or _is_page_listing(block, columns):
         return None, []
-    title, unit, multiplier, header_lines = read_preamble(block.preamble, pitch)
+    title, unit_lines, header_lines = read_preamble(block.preamble, pitch, height)
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
     col_labels = column_paths([r.line for r in header_lines], columns, height, pitch)
+    stub_head = " ".join(
+        c.text for r in header_lines for c in r.line.chunks if c.x1 < columns[0].x0 - 0.5 * height
+    )
+    if not title and previous_title and not unit_lines:
+        title = previous_title  # a second panel under the same title
+    parsed_title = split_title(title)
+    unit = table_unit(title, unit_lines, col_labels, page_head or [])
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
-    cells: list[dict] = []
+    labels: list[str] = []
+    parents: list[str] = []
+    placed_rows: list[dict[int, Chunk]] = []
+    parent = ""
     for row_idx, row in enumerate(block.body):
         label, placed = place_row(row, columns, height)
-        prefix = _continuation(block.inner.get(row_idx, []))
-        row_label = clean_label(" ".join(filter(None, [prefix, label])))
+        prefix, heading = _continuation(block.inner.get(row_idx, []))
+        if heading is not None:
+            parent = heading
+        labels.append(strip_marks(clean_label(join_wrapped([prefix, label]))))
+        parents.append(parent)
+        placed_rows.append(placed)
+        if re.match(r"^\W*(grand\s+)?total\b", labels[-1], re.IGNORECASE):
+            parent = ""  # a total closes its group
+    periods = cell_periods(col_labels, labels, parsed_title.name, stub_head)
+    cells: list[dict] = []
+    for row_idx, placed in enumerate(placed_rows):
         for col_idx, chunk in placed.items():
-            cells.append(_cell_record(table_id, doc_id, page_no, table_no, row_idx, col_idx,
-                                      row_label, col_labels[col_idx], chunk))  # fmt: skip
+            record = _cell_record(table_id, doc_id, page_no, table_no, row_idx, col_idx,
+                                  labels[row_idx], col_labels[col_idx], chunk)  # fmt: skip
+            record["row_parent"] = parents[row_idx]
+            cp = periods.get((row_idx, col_idx))
+            period = cp.period if cp else None
+            record.update(
+                period_kind=period.kind if period else None,
+                period_start=period.start if period else None,
+                period_end=period.end if period else None,
+                period_text=period.text if period else None,
+                period_axis=cp.axis if cp else "",
+                dimension=cp.dimension if cp else None,
+            )
+            cells.append(record)
     boxes = [r.line for r in block.body] + [r.line for r in header_lines]
     table = {
         "table_id": table_id,
@@ -242,8 +266,14 @@ def read_table(
         "page_no": page_no,
         "table_no": table_no,
         "title": title,
-        "unit": unit,
-        "unit_multiplier": multiplier,
+        "table_number": parsed_title.number,
+        "statement": parsed_title.name,
+        "continued": parsed_title.continued,
+        "unit": unit.words,
+        "unit_multiplier": unit.multiplier,
+        "unit_source": unit.source,
+        "unit_printed": unit.printed,
+        "stub_head": stub_head,
         "n_rows": len(block.body),
         "n_cols": len(columns),
         "col_labels": col_labels,
@@ -385,40 +415,50 @@ def _take_first_label_lines(
     return header_lines
 
 
-def _continuation(inner: list[RowLine]) -> str:
-    """Text lines just above a body row: the first part of a wrapped row label.
-
-    Group headings ("Internal revenue:") end with a colon and are not part of the label.
-    """
-    parts = []
+def _continuation(inner: list[RowLine]) -> tuple[str, str | None]:
+    """Text lines just above a body row: the first part of a wrapped row label, and the
+    last stub heading among them ("Internal revenue:"), which becomes the rows' parent."""
+    parts: list[str] = []
+    heading = None
     for row in inner:
         text = clean_label(row.line.text)
-        if text and not row.line.text.rstrip().endswith(":"):
+        if is_heading(row.line.text):
+            heading, parts = strip_marks(text.rstrip(":-\u2014 ")), []
+        elif text:
             parts.append(text)
-        else:
-            parts = []
-    return " ".join(parts[-2:])
+    return " ".join(parts[-2:]), heading
 
 
-def read_preamble(preamble: list[RowLine], pitch: float) -> tuple[str, str, int, list[RowLine]]:
-    """Title, unit line, multiplier and header lines from the lines above the first body row."""
+def read_preamble(
+    preamble: list[RowLine], pitch: float, height: float
+) -> tuple[str, list[str], list[RowLine]]:
+    """Title, unit lines and header lines from the lines above the first body row.
+
+    The title is a "Table ..." line (with the line after it when the title wraps), or
+    else the title-like text lines just above the unit line or the headers; a chart
+    legend (several short phrases spread over the line) is never a title.
+    """
     title_at = max((i for i, r in enumerate(preamble) if r.kind == "title"), default=None)
-    unit_at = max((i for i, r in enumerate(preamble) if r.kind == "unit"), default=None)
-    unit, multiplier = "", 1
-    if unit_at is not None:
-        unit, multiplier = unit_of(preamble[unit_at].line.text) or ("", 1)
+    unit_at = [i for i, r in enumerate(preamble) if r.kind == "unit"]
+    last_unit = unit_at[-1] if unit_at else None
+    unit_lines = [preamble[i].line.text for i in reversed(unit_at)]
     title = ""
     if title_at is not None:
-        stop = unit_at if unit_at is not None and unit_at > title_at else title_at + 1
-        title = " ".join(r.line.text for r in preamble[title_at : min(stop, title_at + 2)])
-    elif unit_at is not None:
+        stop = last_unit if last_unit is not None and last_unit > title_at else title_at + 1
+        stop = min(stop, title_at + 2, len(preamble))
+        title = " ".join(
+            r.line.text
+            for r in preamble[title_at:stop]
+            if r is preamble[title_at] or r.kind == "text" and not _legend(r, height)
+        )
+    elif last_unit is not None:
         above = [
             r
-            for r in preamble[max(0, unit_at - 2) : unit_at]
-            if r.kind == "text" and len(re.findall(r"[A-Za-z]", r.line.text)) >= 8
+            for r in preamble[max(0, last_unit - 2) : last_unit]
+            if r.kind == "text" and title_like(r.line.text) and not _legend(r, height)
         ]
         title = " ".join(r.line.text for r in above)
-    start = max(i for i in (title_at, unit_at, -1) if i is not None) + 1
+    start = max(i for i in (title_at, last_unit, -1) if i is not None) + 1
     # A source note ("[Source: ...]") under the title is not a column header.
     headers = [r for r in preamble[start:] if not _SOURCE_NOTE.match(r.line.text)]
     # Without a title or unit line, the headers are the lines just above the first row;
@@ -428,7 +468,13 @@ def read_preamble(preamble: list[RowLine], pitch: float) -> tuple[str, str, int,
         if tail and tail[0].mid - row.mid > 2.5 * pitch:
             break
         tail.insert(0, row)
-    return title.strip(), unit, multiplier, tail
+    return title.strip(), unit_lines, tail
+
+
+def _legend(row: RowLine, height: float) -> bool:
+    chunks = row.line.chunks
+    gaps = [b.x0 - a.x1 for a, b in zip(chunks, chunks[1:], strict=False)]
+    return is_legend([c.text for c in chunks], gaps, height)
 
 
 def _cell_record(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.tables.periods import NOT_A_PERIOD, parse_period
+
 ALLOWED = re.compile(r"^[A-Za-z0-9 .,\-/()&'%$:;+*]+$")
 REPEATED = re.compile(r"([^\s])\1\1")  # three of the same glyph: leaders, rules, "000"
 MIXED = re.compile(r"[A-Za-z][0-9]|[0-9][A-Za-z]")
@@ -41,7 +43,7 @@ def label_problem(label: str | None) -> str | None:
         bad = [t for t in level.split() if MIXED.search(t) and not MIXED_OK.match(t)]
         if bad:
             return f"letters and digits mixed in {bad[0]!r}"
-        if PERIOD.match(level):
+        if PERIOD.match(level) or parse_period(level) not in (None, NOT_A_PERIOD):
             continue
         chars = [c for c in level if not c.isspace()]
         if sum(c.isalpha() for c in chars) < 0.5 * len(chars):

@@ -136,6 +136,7 @@ def validate_drafts(
             found.append("no_known_wrong: the draft lists no known-wrong answer")
         found += interval_reasons(draft, result)
         found += label_reasons(draft)
+        found += list(draft.get("problems") or [])
         reasons[n] = found
 
     sources = _sources_frame(drafts)

@@ -28,6 +28,12 @@ def validated_sample(tmp_path_factory) -> Validated:
     root = tmp_path_factory.mktemp("sample_data")
     warehouse = Warehouse(data_paths(root))
     frames = write_sample_warehouse(warehouse, seed=21)
-    drafts = draft_tasks(frames["anchored_cells"], frames["tables"], frames["documents"], seed=4)
+    drafts = draft_tasks(
+        frames["anchored_cells"],
+        frames["tables"],
+        frames["documents"],
+        seed=4,
+        table_cells=frames["table_cells"],
+    )
     tasks = validate_drafts(drafts, warehouse.root, build_contamination_index(warehouse.root))
     return Validated(warehouse.root, frames, drafts, tasks)

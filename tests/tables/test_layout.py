@@ -129,7 +129,8 @@ def test_known_grid_comes_back(receipts: tuple[pl.DataFrame, pl.DataFrame]) -> N
     assert tables.height == 1
     t = tables.row(0, named=True)
     assert t["title"] == "Table 3.- Budget Receipts by Source"
-    assert t["unit"] == "In millions of dollars" and t["unit_multiplier"] == 1_000_000
+    assert t["unit"] == "millions of dollars" and t["unit_multiplier"] == 1_000_000
+    assert t["unit_source"] == "unit_line" and t["statement"] == "Budget Receipts by Source"
     assert (t["n_rows"], t["n_cols"]) == (5, 4)
     assert t["col_labels"] == [
         "Fiscal year / 1950",

@@ -26,7 +26,13 @@ def validated(tmp_path_factory) -> dict:
     root: Path = tmp_path_factory.mktemp("data")
     warehouse = Warehouse(data_paths(root))
     frames = write_sample_warehouse(warehouse, seed=11)
-    drafts = draft_tasks(frames["anchored_cells"], frames["tables"], frames["documents"], seed=2)
+    drafts = draft_tasks(
+        frames["anchored_cells"],
+        frames["tables"],
+        frames["documents"],
+        seed=2,
+        table_cells=frames["table_cells"],
+    )
     rows = drafts.to_dicts()
     read = next(r for r in rows if r["kind"] == "read_number")
     summed = next(r for r in rows if r["kind"] == "sum_rows")

@@ -35,7 +35,12 @@ def truth_to_tasks(truth_dir: Path, data_root: Path) -> tuple[pl.DataFrame, dict
         warehouse.replace(name, frames[name])
     warehouse.replace("identities", result.identities)
     warehouse.replace("anchored_cells", result.anchored_cells)
-    drafts = draft_tasks(result.anchored_cells, frames["tables"], frames["documents"])
+    drafts = draft_tasks(
+        result.anchored_cells,
+        frames["tables"],
+        frames["documents"],
+        table_cells=frames["table_cells"],
+    )
     tasks = validate_drafts(drafts, warehouse.root, build_contamination_index(warehouse.root))
     return tasks, frames
 

@@ -1,0 +1,86 @@
+"""Which axis of a table carries its periods, and each cell's period and dimension.
+
+A statement table prints periods down its columns ("1965", "1966", "1967-January"), down
+its rows (year rows, month rows under a year row), or once in its title ("as of
+October 31, 1939") with items in both axes. Where one period has several value columns
+("Loans" and "Outstanding" under "1939"), the other words of the column head are the
+column's *dimension*, and a question must name it. :func:`cell_periods` decides the axis
+for a whole table and returns, per cell position, the period and dimension a question
+about that cell states.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from pipeline.tables.periods import NOT_A_PERIOD, Period, carry_years, parse_period
+
+_PERIOD_SHARE = 0.5  # an axis is a period axis when at least half its labels are periods
+
+
+@dataclass(frozen=True)
+class CellPeriod:
+    period: Period | None
+    dimension: str | None  # the column (or row) words that are not the period, if needed
+    axis: str  # "col", "row", "title" or "" (no period)
+
+
+def _dimension(label: str) -> str:
+    """The levels of a header path that name no period."""
+    levels = [p.strip() for p in (label or "").split(" / ") if p.strip()]
+    return " / ".join(p for p in levels if parse_period(p) is None)
+
+
+def _share(periods: list[Period | None]) -> float:
+    if not periods:
+        return 0.0
+    return sum(p is not None and p is not NOT_A_PERIOD for p in periods) / len(periods)
+
+
+def axis_periods(
+    col_labels: list[str], row_labels: list[str], title: str, stub_head: str
+) -> tuple[str, list[Period | None], Period | None]:
+    """The period axis ("col", "row", "title" or ""), its periods, and the title's period."""
+    context = f"{title} {stub_head}"
+    cols = [parse_period(c, context) for c in col_labels]
+    rows = [parse_period(r, context) for r in carry_years(row_labels)]
+    title_period = parse_period(title, stub_head)
+    if title_period is NOT_A_PERIOD:
+        title_period = None
+    if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
+        return "col", cols, title_period
+    if _share(rows) >= _PERIOD_SHARE:
+        return "row", rows, title_period
+    if title_period is not None:
+        return "title", [], title_period
+    return "", [], None
+
+
+def cell_periods(
+    col_labels: list[str], row_labels: list[str], title: str, stub_head: str
+) -> dict[tuple[int, int], CellPeriod]:
+    """Per (row_idx, col_idx): the cell's period and dimension."""
+    axis, periods, title_period = axis_periods(col_labels, row_labels, title, stub_head)
+    out: dict[tuple[int, int], CellPeriod] = {}
+    n_rows, n_cols = len(row_labels), len(col_labels)
+    if axis == "col":
+        repeats = Counter(p.key for p in periods if p is not None)
+        for c, period in enumerate(periods):
+            dim = (
+                _dimension(col_labels[c])
+                if period is not None and repeats[period.key] > 1
+                else None
+            )
+            for r in range(n_rows):
+                out[(r, c)] = CellPeriod(period, dim or None, "col")
+    elif axis == "row":
+        for r, period in enumerate(periods):
+            for c in range(n_cols):
+                out[(r, c)] = CellPeriod(period, None, "row")  # the columns are the items
+    elif axis == "title":
+        for r in range(n_rows):
+            for c in range(n_cols):
+                dim = col_labels[c] if n_cols > 1 else None
+                out[(r, c)] = CellPeriod(title_period, dim or None, "title")
+    return out

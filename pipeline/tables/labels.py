@@ -1,0 +1,68 @@
+"""Row labels as printed: wrapped lines joined, hyphenation undone, footnote marks
+stripped, the stub hierarchy kept; and whether a label can be trusted in a question.
+
+The stub of a bulletin table wraps long labels over two or three lines (the figures
+sit on the last one), breaks words with a hyphen at the line end ("arrange-" /
+"ment"), hangs footnote marks on labels ("Other aid to education 6/", a superscript
+"1" in a text layer) and groups rows under heading lines ("Internal revenue:"), which
+are the rows' parents.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FOOTNOTE_MARKS = re.compile(r"(?<=\S)\s*(?:\d{1,2}/|\(\d{1,2}\)|\*{1,3})(?=\s|$|[,:;.])")
+_TRAILING_DIGIT = re.compile(r"(?<=[A-Za-z.)])\s+\d$")
+_HYPHEN_BREAK = re.compile(r"(\w)-\s+([a-z])")
+_EDGE = " \t|[]{}!¦;,:_"
+
+
+def join_wrapped(parts: list[str]) -> str:
+    """The lines of one wrapped label as one label: "arrange-" + "ment" -> "arrangement"."""
+    text = " ".join(p.strip() for p in parts if p and p.strip())
+    return _HYPHEN_BREAK.sub(r"\1\2", text)
+
+
+def strip_marks(label: str) -> str:
+    """A label without footnote marks ("3/", "(2)", "*", a trailing superscript digit)."""
+    text = _FOOTNOTE_MARKS.sub("", label or "")
+    text = _TRAILING_DIGIT.sub("", text)
+    return " ".join(text.split()).strip(_EDGE)
+
+
+def is_heading(text: str) -> bool:
+    """A stub heading line ("Internal revenue:", "Loans to --"): the parent of rows below."""
+    t = (text or "").strip()
+    return t.endswith((":", "-", "\u2014", "--")) and len(re.findall(r"[A-Za-z]", t)) >= 3
+
+
+def label_problems(label: str) -> list[str]:
+    """Why a label cannot be trusted in a question; empty when it reads as a label.
+
+    Catches what wrapping, header paths and OCR leave behind: a word broken at a hyphen
+    ("arrange-"), unbalanced brackets, a footnote mark inside, a lower-case or
+    punctuation start ("and cor-"), a dangling conjunction or preposition at the end
+    ("Food for"), glyph noise, or a label too short to name anything.
+    """
+    t = (label or "").strip()
+    problems = []
+    letters = re.findall(r"[A-Za-z]", t)
+    if len(letters) < 3:
+        problems.append("too short")
+    if re.search(r"[A-Za-z]-(\s|$|\))", t):
+        problems.append("word broken at a hyphen")
+    if t.count("(") != t.count(")") or t.count("[") != t.count("]"):
+        problems.append("unbalanced brackets")
+    if re.search(r"\d{1,2}/(\s|$|\))", t):
+        problems.append("footnote mark")
+    if t and (t[0].islower() or not (t[0].isalnum() or t[0] in "\"'(")):
+        problems.append("starts mid-phrase")
+    last = t.rstrip(" .,;:").split(" ")[-1].lower() if t else ""
+    if last in {"and", "or", "of", "for", "to", "the", "in", "on", "by", "from", "with", "a"}:
+        problems.append("ends mid-phrase")
+    if re.search(r"[^\w\s.,;:'\"()&%$/\-\u2013\u2014]", t):
+        problems.append("glyph noise")
+    if t.count(" / ") >= 3:
+        problems.append("header path too deep")
+    return problems

@@ -1,0 +1,82 @@
+"""A table's title as a reader names it: number, statement name, and "(Continued)".
+
+Bulletin titles come as "Table 3.- Expenditures and Balances by Functions -
+(Continued)", "TABLE CM-II-2.—Total Claims by Country, con.", or a centred heading
+without a number. :func:`split_title` separates the table number, the statement name
+and the continuation mark, so a continued page carries the same statement name as the
+page it continues. :func:`is_legend` tells a chart legend (several short phrases spread
+across one line) from a title.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_NUMBER = re.compile(
+    r"^\W{0,3}(?P<num>(?:table|chart|exhibit)\s+(?:no\.\s*)?[A-Z0-9]+(?:[-.][A-Z0-9]+)*"
+    r"|[A-Z]{1,5}(?:-[A-Z0-9]{1,5})+(?=\.?\s*[\u2013\u2014]))"
+    r"\s*[.:]?\s*[-\u2013\u2014]*\s*",
+    re.IGNORECASE,
+)
+_CONTINUED = re.compile(
+    r"[\s,;.\-\u2013\u2014]*[(\[]?\s*(?:continued|cont'?d|con)\s*\.?\s*[)\]]?[\s.\-\u2013\u2014]*$",
+    re.IGNORECASE,
+)
+_FOOTNOTE_TAIL = re.compile(r"(\s*(\d{1,2}/|\*{1,3}|\d(?=\s*$)))+\s*$")
+_UNIT_TAIL = re.compile(
+    r"\s*[(\[][^()\[\]]*(dollars|millions|thousands|billions|percent)[^()\[\]]*[)\]]\s*$",
+    re.IGNORECASE,
+)
+_EDGE = " \t-\u2013\u2014.,:;|_"
+
+
+@dataclass(frozen=True)
+class Title:
+    number: str  # "Table 3", "TABLE CM-II-2", "" if none
+    name: str  # the statement name, e.g. "Total Claims by Country"
+    continued: bool
+
+
+def split_title(text: str) -> Title:
+    """Table number, statement name and continuation mark of a printed title."""
+    t = " ".join((text or "").split())
+    number = ""
+    m = _NUMBER.match(t)
+    if m:
+        number = m.group("num").rstrip(".-\u2013\u2014")
+        t = t[m.end() :]
+    t = _UNIT_TAIL.sub("", t)
+    continued = False
+    while True:
+        stripped = _CONTINUED.sub("", t)
+        if stripped == t:
+            break
+        continued, t = True, stripped
+    t = _FOOTNOTE_TAIL.sub("", t).strip(_EDGE)
+    t = re.sub(r"^[-\u2013\u2014\s]+|[-\u2013\u2014\s]+$", "", t)
+    return Title(number, t, continued)
+
+
+def statement_name(title: str) -> str:
+    """The statement a question names: the title without number, unit or "(Continued)"."""
+    return split_title(title).name
+
+
+def is_legend(phrases: list[str], gaps: list[float], height: float) -> bool:
+    """Three or more short phrases spread over one line with wide gaps: a chart legend
+    (or a row of column heads), never a title."""
+    if len(phrases) < 3:
+        return False
+    wide = sum(g > 2.0 * height for g in gaps)
+    return wide >= 2 and all(len(p.split()) <= 5 for p in phrases)
+
+
+def title_like(text: str) -> bool:
+    """A line that can be (part of) a title: enough letters, not a note or a footnote."""
+    t = text.strip()
+    if len(re.findall(r"[A-Za-z]", t)) < 8:
+        return False
+    if re.match(r"^\W{0,2}(source|note|footnote|\d{1,2}/|\*)", t, re.IGNORECASE):
+        return False
+    return True

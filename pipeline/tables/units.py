@@ -1,0 +1,107 @@
+"""Which unit a table's figures are printed in, and where the page says so.
+
+The unit is printed in a unit line under the title ("(In millions of dollars)",
+"[Position at end of period in millions of dollars]"), inside the title, in a column
+head ("Amount (in thousands)"), or once at the head of the page for every table on it.
+:func:`read_unit` reads one piece of text (OCR-tolerant); :func:`table_unit` looks in
+those places in that order. A table whose page prints no unit has unit ``unknown`` and
+no multiplier: a unit is never assumed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+_SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_SCALE = r"(thousand|million|billion)s?"
+_PATTERNS = (
+    # "in millions of dollars", "millions of dollars", "thousands of dollars"
+    (re.compile(rf"\b{_SCALE}\s+of\s+dollars\b", re.I), "{s}s of dollars"),
+    # "dollars in millions", "dollar amounts in thousands"
+    (re.compile(rf"\bdollars?(?:\s+amounts?)?\s+in\s+{_SCALE}\b", re.I), "{s}s of dollars"),
+    # "(in millions)", "par value in billions"
+    (re.compile(rf"\bin\s+{_SCALE}\b", re.I), "{s}s"),
+    (re.compile(r"\bin\s+dollars\b", re.I), "dollars"),
+    (re.compile(r"^\W*(in\s+)?percent(ages?)?\W*$", re.I), "percent"),
+)
+# OCR-tolerant spellings for short unit lines (scored with rapidfuzz).
+_FUZZY = {
+    "in thousands of dollars": ("thousands of dollars", 1_000),
+    "in millions of dollars": ("millions of dollars", 1_000_000),
+    "in billions of dollars": ("billions of dollars", 1_000_000_000),
+}
+_FUZZY_MIN = 88
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A table's unit: the words a question uses, the scale, and where it was printed."""
+
+    words: str  # "millions of dollars", "thousands", "dollars", "percent", "unknown"
+    multiplier: int | None  # 1_000_000 for millions; None when unknown
+    source: str  # title | unit_line | column_head | page_head | none
+    printed: str = ""  # the printed text the unit was read from
+
+    @property
+    def known(self) -> bool:
+        return self.multiplier is not None
+
+
+UNKNOWN = Unit("unknown", None, "none")
+
+
+def read_unit(text: str) -> tuple[str, int] | None:
+    """The unit named in ``text`` as (words, multiplier), or None when it names none."""
+    low = " ".join((text or "").split())
+    if not low:
+        return None
+    for pattern, words in _PATTERNS:
+        m = pattern.search(low)
+        if m:
+            if words in ("dollars", "percent"):
+                return words, 1
+            scale = m.group(1).lower()
+            return words.format(s=scale), _SCALES[scale]
+    if len(low) <= 60 and "dollar" in low.lower():
+        best = max(_FUZZY, key=lambda u: fuzz.partial_ratio(u, low.lower()))
+        if fuzz.partial_ratio(best, low.lower()) >= _FUZZY_MIN:
+            words, multiplier = _FUZZY[best]
+            return words, multiplier
+    return None
+
+
+def is_unit_line(text: str) -> bool:
+    """A short line that only states a unit (it may carry a period or a source, too)."""
+    stripped = " ".join((text or "").split())
+    if not stripped or len(stripped) > 110 or read_unit(stripped) is None:
+        return False
+    return stripped[0] in "([" or stripped.lower().startswith(("in ", "dollar", "amount"))
+
+
+def table_unit(
+    title: str,
+    unit_lines: list[str],
+    column_heads: list[str],
+    page_head: list[str],
+) -> Unit:
+    """The table's unit from, in order: its unit line, its title, its column heads (when
+    every head that names a unit names the same one), the head of its page."""
+    for line in unit_lines:
+        found = read_unit(line)
+        if found:
+            return Unit(*found, "unit_line", line.strip())
+    found = read_unit(title)
+    if found:
+        return Unit(*found, "title", title.strip())
+    heads = {read_unit(h) for h in column_heads} - {None}
+    if len(heads) == 1:
+        words, multiplier = heads.pop()
+        return Unit(words, multiplier, "column_head", words)
+    for line in page_head:
+        found = read_unit(line)
+        if found:
+            return Unit(*found, "page_head", line.strip())
+    return UNKNOWN
