@@ -134,8 +134,17 @@ def evaluate(
     truth: Path = typer.Option(
         None, help="Ground-truth folder (default: <data>/corpus/scans/truth)."
     ),
+    gold: Path = typer.Option(
+        None,
+        help="Hand-labelled gold tables of real pages (a .jsonl or a folder of them, e.g. "
+        "tests/gold/treasury): score table semantics field by field instead.",
+    ),
+    mismatches: Path = typer.Option(
+        None, help="With --gold: write every mismatch (field, where, gold, built) to this CSV."
+    ),
 ) -> None:
-    """Score a build against the generator's ground truth: tables, anchors, answer keys."""
+    """Score a build against the generator's ground truth (tables, anchors, answer keys), or
+    against hand-labelled real gold tables with --gold (title, unit, period, labels)."""
     import tempfile
 
     from pipeline.detect.anchors import AnchorResult, evaluate_anchors
@@ -144,6 +153,9 @@ def evaluate(
     from pipeline.tables.evaluate import evaluate_tables
 
     paths = data_paths(data_root)
+    if gold is not None:
+        _evaluate_gold(Warehouse(paths), gold, mismatches)
+        return
     truth = truth or paths.corpus / "scans" / "truth"
     if not (truth / "truth_cells.parquet").exists():
         _fail(f"no ground truth at {truth}: evaluate needs a corpus made by `ledgerforge synth`")
@@ -174,6 +186,26 @@ def evaluate(
         console.print(
             f"  {row['task_id']} ({row['kind']}): key {row['answer']}, truth {row['true_answer']}"
         )
+
+
+def _evaluate_gold(wh, gold: Path, mismatches: Path | None) -> None:
+    from pipeline.tables.gold import load_gold, score_gold
+
+    if not gold.exists():
+        _fail(f"no gold file or folder at {gold}")
+    try:
+        tables = load_gold(gold)
+    except ValueError as exc:
+        _fail(str(exc))
+    anchored = wh.read("anchored_cells") if wh.exists("anchored_cells") else None
+    scores = score_gold(
+        tables, wh.read("documents"), wh.read("tables"), wh.read("table_cells"), anchored
+    )
+    console.print(f"[bold]gold tables[/bold] ({len(tables)} from {gold})", highlight=False)
+    console.print(scores.summary(), highlight=False)
+    if mismatches is not None:
+        scores.mismatch_frame().write_csv(mismatches)
+        console.print(f"mismatches: {mismatches}")
 
 
 @app.command()

@@ -1,0 +1,270 @@
+"""Score a build's table semantics against hand-labelled gold tables of real pages.
+
+The gold set (``tests/gold/treasury/*.jsonl``, format in its README) says, for tables a
+person read on the page image, the title, the unit, each value column's (or row's)
+period, each row's label and parent, and which rows are totals. A gold table is matched
+to the built table on the same page whose rows best align with it (by the first figure
+printed on each row, then by label); fields are then compared one by one:
+
+- ``title``: the built statement name equals the gold title (case, spacing and edge
+  punctuation ignored; a near-identical OCR reading, rapidfuzz ratio >= 92, counts);
+- ``unit``: the same scale and kind (dollars, thousands, millions, billions, percent,
+  unknown);
+- ``period``: per gold period slot (a value column, or a row where rows are periods), the
+  built cell's period has the same kind, start and end;
+- ``row_label`` (exact after normalising case and spacing), ``row_parent``, ``is_total``:
+  per matched row.
+
+Missing tables, columns and rows count as wrong for every field they carry.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+from rapidfuzz import fuzz
+
+FIELDS = ("table", "title", "unit", "period", "row_label", "row_parent", "is_total")
+
+
+def load_gold(path: str | Path) -> list[dict]:
+    """Every gold table of a ``.jsonl`` file or of every ``*.jsonl`` in a folder."""
+    path = Path(path)
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    out = []
+    for f in files:
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip():
+                try:
+                    out.append({**json.loads(line), "_source": f"{f.name}:{n}"})
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{f}:{n}: not a JSON object ({exc})") from exc
+    return out
+
+
+def norm_label(text: str | None) -> str:
+    text = (text or "").lower().replace("\u2014", "-").replace("\u2013", "-")
+    text = re.sub(r"\s+", " ", text)
+    return text.strip(" .,:;-*")
+
+
+def _digits(text: str | None) -> str:
+    return re.sub(r"\D", "", text or "")
+
+
+def unit_scale(unit: str | None) -> str:
+    """A unit reduced to what a key depends on: its scale (and percent / unknown)."""
+    u = (unit or "unknown").lower()
+    for word in ("billion", "million", "thousand", "percent", "unknown"):
+        if word in u:
+            return word
+    return "ones" if "dollar" in u else u
+
+
+@dataclass
+class GoldScores:
+    """Per-field correct / total counts, and every mismatch for inspection."""
+
+    counts: dict[str, list[int]] = field(default_factory=lambda: {f: [0, 0] for f in FIELDS})
+    by_volume: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    mismatches: list[dict] = field(default_factory=list)
+
+    def add(self, volume: str, name: str, ok: bool, where: str, gold: object, got: object) -> None:
+        for bucket in (self.counts, self.by_volume.setdefault(volume, {f: [0, 0] for f in FIELDS})):
+            bucket[name][0] += int(ok)
+            bucket[name][1] += 1
+        if not ok:
+            self.mismatches.append(
+                {"field": name, "where": where, "gold": str(gold), "built": str(got)}
+            )
+
+    def accuracy(self, name: str) -> float:
+        right, total = self.counts[name]
+        return right / total if total else float("nan")
+
+    def summary(self) -> str:
+        lines = [f"  {f}: {self.accuracy(f):.3f} ({c[0]}/{c[1]})" for f, c in self.counts.items()]
+        lines.append("  per volume (title / unit / period / row_label):")
+        for volume, c in sorted(self.by_volume.items()):
+            cols = []
+            for f in ("title", "unit", "period", "row_label"):
+                cols.append(f"{c[f][0]}/{c[f][1]}")
+            lines.append(f"    {volume}: " + "  ".join(cols))
+        return "\n".join(lines)
+
+    def mismatch_frame(self) -> pl.DataFrame:
+        schema = {"field": pl.String, "where": pl.String, "gold": pl.String, "built": pl.String}
+        return pl.DataFrame(self.mismatches, schema=schema)
+
+
+def _period_tuple(p: dict | None) -> tuple[str, str, str] | None:
+    if not p or p.get("kind") in (None, "not_a_period"):
+        return None
+    return (p["kind"], p.get("start") or "", p.get("end") or "")
+
+
+def _built_period(cell: dict | None) -> tuple[str, str, str] | None:
+    if cell is None or cell.get("period_kind") in (None, "not_a_period"):
+        return None
+    start, end = cell.get("period_start"), cell.get("period_end")
+    return (cell["period_kind"], start.isoformat() if start else "", end.isoformat() if end else "")
+
+
+def _align_rows(gold_rows: list[dict], built_rows: list[dict]) -> dict[int, int]:
+    """gold row index -> built row index, aligned by first figure then by label."""
+    g_keys = [_digits(r.get("first_value")) or norm_label(r.get("label")) for r in gold_rows]
+    b_keys = [r["first_digits"] or norm_label(r["label"]) for r in built_rows]
+    pairs: dict[int, int] = {}
+    matcher = difflib.SequenceMatcher(a=g_keys, b=b_keys, autojunk=False)
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            pairs[block.a + k] = block.b + k
+    # rows whose figure was misread: pair by label within the gaps, in order
+    used = set(pairs.values())
+    for gi, row in enumerate(gold_rows):
+        if gi in pairs or row.get("first_value") is None:
+            continue
+        best, score = None, 85.0
+        for bi, b in enumerate(built_rows):
+            if bi in used:
+                continue
+            s = fuzz.ratio(norm_label(row.get("label")), norm_label(b["label"]))
+            if s >= score:
+                best, score = bi, s
+        if best is not None:
+            pairs[gi] = best
+            used.add(best)
+    return pairs
+
+
+def _built_tables(tables: pl.DataFrame, cells: pl.DataFrame, anchored: pl.DataFrame | None):
+    totals = set()
+    if anchored is not None and not anchored.is_empty():
+        for r in anchored.filter(pl.col("is_total")).select("table_id", "row_idx").iter_rows():
+            totals.add(r)
+    by_table: dict[str, dict] = {}
+    for t in tables.iter_rows(named=True):
+        by_table[t["table_id"]] = {**t, "rows": {}, "cells": {}}
+    for c in cells.iter_rows(named=True):
+        t = by_table.get(c["table_id"])
+        if t is None:
+            continue
+        t["cells"][(c["row_idx"], c["col_idx"])] = c
+        row = t["rows"].setdefault(
+            c["row_idx"],
+            {"label": c["row_label"], "parent": c.get("row_parent") or "", "first_digits": ""},
+        )
+        if not row["first_digits"] and c["is_number"]:
+            row["first_digits"] = _digits(c["text"])
+        row["is_total"] = (c["table_id"], c["row_idx"]) in totals or bool(
+            re.match(r"^\W*(grand\s+)?total\b", c["row_label"] or "", re.IGNORECASE)
+        )
+    return by_table
+
+
+def score_gold(
+    gold: list[dict],
+    documents: pl.DataFrame,
+    tables: pl.DataFrame,
+    cells: pl.DataFrame,
+    anchored: pl.DataFrame | None = None,
+) -> GoldScores:
+    """Score the built ``tables``/``table_cells`` (warehouse schemas) against ``gold``."""
+    doc_of = {r["file_name"]: r["doc_id"] for r in documents.iter_rows(named=True)}
+    volume_of = {r["file_name"]: r.get("volume") or r["file_name"] for r in documents.iter_rows(named=True)}  # fmt: skip
+    built = _built_tables(tables, cells, anchored)
+    by_page: dict[tuple[str, int], list[dict]] = {}
+    for t in built.values():
+        by_page.setdefault((t["doc_id"], t["page_no"]), []).append(t)
+    scores = GoldScores()
+    for g in gold:
+        volume = volume_of.get(g["file"], g["file"])
+        where = f"{g['file']} p{g['page']} t{g.get('table_no', 0)}"
+        value_rows = [r for r in g["rows"] if not r.get("heading")]
+        candidates = by_page.get((doc_of.get(g["file"], ""), g["page"]), [])
+        best, pairs = None, {}
+        for t in candidates:
+            rows = [t["rows"][k] for k in sorted(t["rows"])]
+            p = _align_rows(value_rows, rows)
+            if len(p) > len(pairs):
+                best, pairs = t, p
+        scores.add(volume, "table", best is not None and len(pairs) >= 2, where, "table", best and best["table_id"])  # fmt: skip
+        if best is None or len(pairs) < 2:
+            best, pairs = None, {}
+        _score_table(scores, volume, where, g, value_rows, best, pairs)
+    return scores
+
+
+def _score_table(scores, volume, where, g, value_rows, best, pairs) -> None:
+    statement = best.get("statement") if best else None
+    title_ok = best is not None and (
+        norm_label(statement) == norm_label(g["title"])
+        or fuzz.ratio(norm_label(statement), norm_label(g["title"])) >= 92
+    )
+    scores.add(volume, "title", title_ok, where, g["title"], statement)
+    unit = best.get("unit") if best else None
+    scores.add(volume, "unit", best is not None and unit_scale(unit) == unit_scale(g["unit"]),
+               where, g["unit"], unit)  # fmt: skip
+    built_rows = [best["rows"][k] for k in sorted(best["rows"])] if best else []
+    row_ids = sorted(best["rows"]) if best else []
+    cols = _align_columns(g["columns"], best)
+    # period slots: value columns with a period, then rows with a period
+    for ci, col in enumerate(g["columns"]):
+        gp = _period_tuple(col.get("period"))
+        if gp is None and not any(r.get("period") for r in value_rows):
+            gp = None
+        if gp is None:
+            continue
+        cell = None
+        if best is not None and ci in cols and pairs:
+            for gi, bi in sorted(pairs.items()):
+                cell = best["cells"].get((row_ids[bi], cols[ci]))
+                if cell is not None:
+                    break
+        got = _built_period(cell)
+        scores.add(volume, "period", got == gp, f"{where} col {ci} {col['header']!r}", gp, got)
+    for gi, row in enumerate(value_rows):
+        gp = _period_tuple(row.get("period"))
+        if gp is None:
+            continue
+        cell = None
+        if gi in pairs:
+            b = row_ids[pairs[gi]]
+            cell = next((c for (r, _), c in sorted(best["cells"].items()) if r == b), None)
+        got = _built_period(cell)
+        scores.add(volume, "period", got == gp, f"{where} row {row['label']!r}", gp, got)
+    for gi, row in enumerate(value_rows):
+        b = built_rows[pairs[gi]] if gi in pairs else None
+        label = b["label"] if b else None
+        scores.add(volume, "row_label", b is not None and norm_label(label) == norm_label(row["label"]),
+                   where, row["label"], label)  # fmt: skip
+        parent = b["parent"] if b else None
+        scores.add(volume, "row_parent", b is not None and norm_label(parent) == norm_label(row.get("parent")),
+                   f"{where} row {row['label']!r}", row.get("parent"), parent)  # fmt: skip
+        is_total = b.get("is_total") if b else None
+        scores.add(volume, "is_total", b is not None and bool(is_total) == bool(row.get("is_total")),
+                   f"{where} row {row['label']!r}", row.get("is_total"), is_total)  # fmt: skip
+
+
+def _align_columns(gold_cols: list[dict], best: dict | None) -> dict[int, int]:
+    """gold column index -> built column index (by position when the counts agree,
+    else by header similarity)."""
+    if best is None:
+        return {}
+    labels = best.get("col_labels") or []
+    if len(labels) == len(gold_cols):
+        return {i: i for i in range(len(gold_cols))}
+    out: dict[int, int] = {}
+    for i, col in enumerate(gold_cols):
+        scored = [(fuzz.token_set_ratio(norm_label(col["header"]), norm_label(b)), j)
+                  for j, b in enumerate(labels)]  # fmt: skip
+        if scored:
+            s, j = max(scored)
+            if s >= 70:
+                out[i] = j
+    return out
