@@ -218,8 +218,15 @@ def build_archive(
         for r in documents.iter_rows(named=True)
     }
     meta = {r["table_id"]: r for r in tables.iter_rows(named=True)}
-    semantic_cols = ["row_parent", "period_kind", "period_start", "period_end", "period_text",
-                     "period_axis", "dimension"]  # fmt: skip
+    semantic_cols = [
+        "row_parent",
+        "period_kind",
+        "period_start",
+        "period_end",
+        "period_text",
+        "period_axis",
+        "dimension",
+    ]
     cells = anchored_cells
     all_cells = table_cells if table_cells is not None else pl.DataFrame()
     if table_cells is not None:
@@ -235,9 +242,9 @@ def build_archive(
     printings: dict[str, dict[tuple, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     printed: dict[str, dict[tuple, Period]] = defaultdict(dict)
     label_counts: dict[tuple[str, str, str], int] = defaultdict(int)
-    by_table = {
-        k[0]: g for k, g in all_cells.group_by(["table_id"])
-    } if not all_cells.is_empty() else {}  # fmt: skip
+    by_table = (
+        {k[0]: g for k, g in all_cells.group_by(["table_id"])} if not all_cells.is_empty() else {}
+    )
     for (table_id,), group in cells.sort(["table_id", "row_idx", "col_idx"]).group_by(
         ["table_id"], maintain_order=True
     ):

@@ -93,8 +93,15 @@ def _problems(candidate, amount: bool = False) -> list[str]:
     return found
 
 
-def _spec(kind: str, formula: str, inputs: tuple[Fact, ...], question: str, unit: str,
-          places: int, extra: list[str] | None = None) -> TaskSpec:  # fmt: skip
+def _spec(
+    kind: str,
+    formula: str,
+    inputs: tuple[Fact, ...],
+    question: str,
+    unit: str,
+    places: int,
+    extra: list[str] | None = None,
+) -> TaskSpec:
     problems = _problems(inputs, amount=unit != PERCENT) + (extra or [])
     return TaskSpec(kind, formula, inputs, question, unit, places, tuple(problems))
 
@@ -346,5 +353,6 @@ def multi_year_statistic(
             if missing
             else []
         )
-        yield _spec("multi_year_statistic", statistic, inputs, question, inputs[0].unit, places,
-                    extra)  # fmt: skip
+        yield _spec(
+            "multi_year_statistic", statistic, inputs, question, inputs[0].unit, places, extra
+        )

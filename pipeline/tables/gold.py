@@ -176,7 +176,9 @@ def score_gold(
 ) -> GoldScores:
     """Score the built ``tables``/``table_cells`` (warehouse schemas) against ``gold``."""
     doc_of = {r["file_name"]: r["doc_id"] for r in documents.iter_rows(named=True)}
-    volume_of = {r["file_name"]: r.get("volume") or r["file_name"] for r in documents.iter_rows(named=True)}  # fmt: skip
+    volume_of = {
+        r["file_name"]: r.get("volume") or r["file_name"] for r in documents.iter_rows(named=True)
+    }
     built = _built_tables(tables, cells, anchored)
     by_page: dict[tuple[str, int], list[dict]] = {}
     for t in built.values():
@@ -193,7 +195,14 @@ def score_gold(
             p = _align_rows(value_rows, rows)
             if len(p) > len(pairs):
                 best, pairs = t, p
-        scores.add(volume, "table", best is not None and len(pairs) >= 2, where, "table", best and best["table_id"])  # fmt: skip
+        scores.add(
+            volume,
+            "table",
+            best is not None and len(pairs) >= 2,
+            where,
+            "table",
+            best and best["table_id"],
+        )
         if best is None or len(pairs) < 2:
             best, pairs = None, {}
         _score_table(scores, volume, where, g, value_rows, best, pairs)
@@ -208,8 +217,14 @@ def _score_table(scores, volume, where, g, value_rows, best, pairs) -> None:
     )
     scores.add(volume, "title", title_ok, where, g["title"], statement)
     unit = best.get("unit") if best else None
-    scores.add(volume, "unit", best is not None and unit_scale(unit) == unit_scale(g["unit"]),
-               where, g["unit"], unit)  # fmt: skip
+    scores.add(
+        volume,
+        "unit",
+        best is not None and unit_scale(unit) == unit_scale(g["unit"]),
+        where,
+        g["unit"],
+        unit,
+    )
     built_rows = [best["rows"][k] for k in sorted(best["rows"])] if best else []
     row_ids = sorted(best["rows"]) if best else []
     cols = _align_columns(g["columns"], best)
@@ -222,7 +237,7 @@ def _score_table(scores, volume, where, g, value_rows, best, pairs) -> None:
             continue
         cell = None
         if best is not None and ci in cols and pairs:
-            for gi, bi in sorted(pairs.items()):
+            for _gi, bi in sorted(pairs.items()):
                 cell = best["cells"].get((row_ids[bi], cols[ci]))
                 if cell is not None:
                     break
@@ -241,14 +256,32 @@ def _score_table(scores, volume, where, g, value_rows, best, pairs) -> None:
     for gi, row in enumerate(value_rows):
         b = built_rows[pairs[gi]] if gi in pairs else None
         label = b["label"] if b else None
-        scores.add(volume, "row_label", b is not None and norm_label(label) == norm_label(row["label"]),
-                   where, row["label"], label)  # fmt: skip
+        scores.add(
+            volume,
+            "row_label",
+            b is not None and norm_label(label) == norm_label(row["label"]),
+            where,
+            row["label"],
+            label,
+        )
         parent = b["parent"] if b else None
-        scores.add(volume, "row_parent", b is not None and norm_label(parent) == norm_label(row.get("parent")),
-                   f"{where} row {row['label']!r}", row.get("parent"), parent)  # fmt: skip
+        scores.add(
+            volume,
+            "row_parent",
+            b is not None and norm_label(parent) == norm_label(row.get("parent")),
+            f"{where} row {row['label']!r}",
+            row.get("parent"),
+            parent,
+        )
         is_total = b.get("is_total") if b else None
-        scores.add(volume, "is_total", b is not None and bool(is_total) == bool(row.get("is_total")),
-                   f"{where} row {row['label']!r}", row.get("is_total"), is_total)  # fmt: skip
+        scores.add(
+            volume,
+            "is_total",
+            b is not None and bool(is_total) == bool(row.get("is_total")),
+            f"{where} row {row['label']!r}",
+            row.get("is_total"),
+            is_total,
+        )
 
 
 def _align_columns(gold_cols: list[dict], best: dict | None) -> dict[int, int]:
@@ -261,8 +294,10 @@ def _align_columns(gold_cols: list[dict], best: dict | None) -> dict[int, int]:
         return {i: i for i in range(len(gold_cols))}
     out: dict[int, int] = {}
     for i, col in enumerate(gold_cols):
-        scored = [(fuzz.token_set_ratio(norm_label(col["header"]), norm_label(b)), j)
-                  for j, b in enumerate(labels)]  # fmt: skip
+        scored = [
+            (fuzz.token_set_ratio(norm_label(col["header"]), norm_label(b)), j)
+            for j, b in enumerate(labels)
+        ]
         if scored:
             s, j = max(scored)
             if s >= 70:

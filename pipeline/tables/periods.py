@@ -67,8 +67,16 @@ _STOCK = re.compile(
     r"|\bclaims\b|\bliabilities\b|\bamount outstanding\b",
     re.IGNORECASE,
 )
-_QUARTER_BY_WORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3,
-                    "fourth": 4, "4th": 4}  # fmt: skip
+_QUARTER_BY_WORD = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,9 @@ def annotate(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, p
     for t in tables.iter_rows(named=True):
         title = split_title(t["title"] or "")
         printed_unit = t.get("unit_printed") or t.get("unit") or ""
-        unit = table_unit(t["title"] or "", [printed_unit] if printed_unit else [],
-                          t["col_labels"] or [], [])  # fmt: skip
+        unit = table_unit(
+            t["title"] or "", [printed_unit] if printed_unit else [], t["col_labels"] or [], []
+        )
         table_rows.append(
             {
                 **t,
@@ -43,7 +44,7 @@ def annotate(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, p
                 "unit_source": unit.source,
                 "unit_printed": unit.printed,
                 "stub_head": t.get("stub_head") or "",
-            }  # fmt: skip
+            }
         )
         by_row = labels.get(t["table_id"], {})
         row_labels = [by_row.get(i, "") for i in range(max(by_row, default=-1) + 1)]
@@ -62,13 +63,19 @@ def annotate(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, p
                     "period_text": p.text if p else None,
                     "period_axis": cp.axis,
                     "dimension": cp.dimension,
-                }  # fmt: skip
+                }
             )
     period_schema = {
-        "table_id": pl.String, "row_idx": pl.Int32, "col_idx": pl.Int32,
-        "period_kind": pl.String, "period_start": pl.Date, "period_end": pl.Date,
-        "period_text": pl.String, "period_axis": pl.String, "dimension": pl.String,
-    }  # fmt: skip
+        "table_id": pl.String,
+        "row_idx": pl.Int32,
+        "col_idx": pl.Int32,
+        "period_kind": pl.String,
+        "period_start": pl.Date,
+        "period_end": pl.Date,
+        "period_text": pl.String,
+        "period_axis": pl.String,
+        "dimension": pl.String,
+    }
     period_frame = pl.DataFrame(periods, schema=period_schema, orient="row")
     keep = [
         c

@@ -1,0 +1,170 @@
+"""The hand-labelled real gold set: its files are well-formed, and score_gold scores."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+
+from pipeline.tables.gold import FIELDS, load_gold, score_gold, unit_scale
+from pipeline.tables.periods import KINDS
+from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+
+GOLD = Path(__file__).resolve().parents[1] / "gold" / "treasury"
+TABLE_FIELDS = {
+    "file",
+    "page",
+    "printed_page",
+    "table_no",
+    "table_number",
+    "title",
+    "continued",
+    "unit",
+    "unit_source",
+    "columns",
+    "rows",
+    "notes",
+}
+UNIT_SOURCES = {"title", "unit_line", "column_head", "page_head", "none"}
+
+
+def _check_period(p: dict | None, where: str) -> None:
+    if p is None:
+        return
+    assert p["kind"] in KINDS, where
+    for end in ("start", "end"):
+        if p.get(end):
+            date.fromisoformat(p[end])
+    if p.get("start") and p.get("end"):
+        assert p["start"] <= p["end"], where
+
+
+def test_gold_files_follow_the_readme() -> None:
+    tables = load_gold(GOLD)
+    volumes = {t["file"] for t in tables}
+    assert len(tables) >= 80 and len(volumes) >= 12
+    for t in tables:
+        where = t["_source"]
+        assert TABLE_FIELDS <= set(t), where
+        assert t["unit_source"] in UNIT_SOURCES, where
+        assert t["columns"] and t["rows"], where
+        for col in t["columns"]:
+            _check_period(col.get("period"), where)
+            for i in col.get("total_of") or []:
+                assert 0 <= i < len(t["columns"]), where
+        labels = {r["label"] for r in t["rows"]}
+        for row in t["rows"]:
+            _check_period(row.get("period"), where)
+            for i in row.get("total_of") or []:
+                assert 0 <= i < len(t["rows"]), where
+            if row.get("parent"):
+                assert row["parent"] in labels, (where, row["label"], row["parent"])
+
+
+def _built(statement: str, unit: str, labels: list[str], kinds: list[str]) -> tuple:
+    documents = pl.DataFrame({"doc_id": ["d"], "file_name": ["b.pdf"], "volume": ["1950-01"]})
+    table = {c: None for c in TABLES_SCHEMA} | {
+        "table_id": "d:3:0",
+        "doc_id": "d",
+        "page_no": 3,
+        "table_no": 0,
+        "statement": statement,
+        "unit": unit,
+        "col_labels": ["1949", "1950"],
+    }
+    cells = []
+    for r, label in enumerate(labels):
+        for c, year in enumerate((1949, 1950)):
+            cells.append(
+                {col: None for col in TABLE_CELLS_SCHEMA}
+                | {
+                    "table_id": "d:3:0",
+                    "doc_id": "d",
+                    "page_no": 3,
+                    "table_no": 0,
+                    "row_idx": r,
+                    "col_idx": c,
+                    "row_label": label,
+                    "col_label": str(year),
+                    "text": f"{(r + 1) * 100 + c:,}",
+                    "is_number": True,
+                    "row_parent": "",
+                    "period_kind": kinds[c],
+                    "period_start": date(year - 1, 7, 1),
+                    "period_end": date(year, 6, 30),
+                }
+            )
+    return (
+        documents,
+        pl.DataFrame([table], schema=TABLES_SCHEMA),
+        pl.DataFrame(cells, schema=TABLE_CELLS_SCHEMA),
+    )
+
+
+def _gold_table() -> dict:
+    fy = [
+        {"kind": "fiscal_year", "start": f"{y - 1}-07-01", "end": f"{y}-06-30"}
+        for y in (1949, 1950)
+    ]
+    return {
+        "file": "b.pdf",
+        "page": 3,
+        "table_no": 0,
+        "title": "Budget Receipts",
+        "unit": "millions of dollars",
+        "columns": [{"header": "1949", "period": fy[0]}, {"header": "1950", "period": fy[1]}],
+        "rows": [
+            {"label": "Receipts", "heading": True, "parent": None},
+            {"label": "Customs", "parent": "Receipts", "first_value": "100"},
+            {"label": "Excise taxes", "parent": "Receipts", "first_value": "200"},
+            {"label": "Total", "is_total": True, "first_value": "300"},
+        ],
+        "_source": "test:1",
+    }
+
+
+def test_a_faithful_build_scores_one_and_every_slip_is_counted() -> None:
+    docs, tables, cells = _built(
+        "Budget Receipts",
+        "millions of dollars",
+        ["Customs", "Excise taxes", "Total"],
+        ["fiscal_year"] * 2,
+    )
+    cells = cells.with_columns(
+        row_parent=pl.when(pl.col("row_idx") < 2).then(pl.lit("Receipts")).otherwise(pl.lit(""))
+    )
+    scores = score_gold([_gold_table()], docs, tables, cells)
+    assert set(scores.counts) == set(FIELDS)
+    for name in FIELDS:
+        assert scores.accuracy(name) == 1.0, (name, scores.mismatches)
+
+    docs, tables, cells = _built(
+        "Budget Receipts (Continued)",
+        "dollars",
+        ["Custom", "Excise taxes", "Total"],
+        ["year", "fiscal_year"],
+    )
+    scores = score_gold([_gold_table()], docs, tables, cells)
+    assert scores.counts["unit"] == [0, 1]
+    assert scores.counts["period"] == [1, 2]
+    assert scores.counts["row_label"] == [2, 3]  # "Custom" is not "Customs"
+    assert scores.counts["row_parent"] == [1, 3]
+    assert {m["field"] for m in scores.mismatches} >= {"unit", "period", "row_label", "title"}
+
+
+def test_a_missing_table_counts_against_every_field() -> None:
+    docs, tables, cells = _built(
+        "Budget Receipts",
+        "millions of dollars",
+        ["Customs", "Excise taxes", "Total"],
+        ["fiscal_year"] * 2,
+    )
+    gold = _gold_table() | {"page": 4}
+    scores = score_gold([gold], docs, tables, cells)
+    assert scores.counts["table"] == [0, 1] and scores.counts["row_label"] == [0, 3]
+
+
+def test_unit_scale_compares_what_a_key_depends_on() -> None:
+    assert unit_scale("millions of dollars") == unit_scale("millions") == "million"
+    assert unit_scale("dollars") == "ones" and unit_scale(None) == "unknown"
