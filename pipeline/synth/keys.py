@@ -93,13 +93,30 @@ def truth_warehouse(warehouse_dir: Path, truth_dir: Path, out_dir: Path) -> Path
     out_dir.mkdir(parents=True)
     # on true values every identity the pipeline found should hold (a misprint's identity
     # included): the oracle API re-asserts them and fails the task where one does not
-    identities = pl.read_parquet(warehouse_dir / "identities" / "*.parquet").with_columns(
-        holds=pl.lit(True)
-    )
-
+    identities = pl.read_parquet(warehouse_dir / "identities" / "*.parquet")
     cells = pl.read_parquet(warehouse_dir / "table_cells" / "*.parquet").join(
         truth, on=key, how="left"
     )
+    # ... except one over a position the reader left empty (a dash OCR dropped): it
+    # cannot be checked on any values, and stays as the pipeline found it
+    members = (
+        identities.select(
+            "identity_id",
+            "table_id",
+            row_idx=pl.concat_list("member_rows", "total_row_idx"),
+            col_idx=pl.concat_list("member_cols", "total_col_idx"),
+        )
+        .explode("row_idx", "col_idx")
+        .join(cells.select(key).with_columns(present=pl.lit(True)), on=key, how="left")
+        .group_by("identity_id")
+        .agg(complete=pl.col("present").fill_null(False).all())
+    )
+    identities = (
+        identities.join(members, on="identity_id", how="left")
+        .with_columns(holds=pl.col("holds") | pl.col("complete").fill_null(False))
+        .drop("complete")
+    )
+
     # a cell with no true counterpart gets no number: reading it cannot look right
     cells = cells.with_columns(
         value_str=pl.col("true_str"),

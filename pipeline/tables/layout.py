@@ -66,11 +66,18 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
         (r["doc_id"], r["page_no"]): r["quality"]
         for r in pages.select("doc_id", "page_no", "quality").iter_rows(named=True)
     }
+    source = (
+        {(r[0], r[1]): r[2] for r in pages.select("doc_id", "page_no", "word_source").iter_rows()}
+        if "word_source" in pages.columns
+        else {}
+    )
     table_rows: list[dict] = []
     cell_rows: list[dict] = []
     lined = assign_lines(words)
     for (doc_id, page_no), page_words in lined.group_by(["doc_id", "page_no"], maintain_order=True):
         tables, cells = page_tables(page_words, quality.get((doc_id, page_no), ""))
+        for t in tables:
+            t["word_source"] = source.get((doc_id, page_no), "ocr")
         table_rows += tables
         cell_rows += cells
     tables_df = pl.DataFrame(table_rows, schema=TABLES_SCHEMA, orient="row")

@@ -28,6 +28,7 @@ TABLES_SCHEMA = {
     "x1": pl.Float64,
     "y1": pl.Float64,
     "quality": pl.String,  # the page's quality tag
+    "word_source": pl.String,  # ocr | text_layer: where the page's words came from
 }
 
 TABLE_CELLS_SCHEMA = {

@@ -747,3 +747,17 @@ def test_reprint_vetoes_a_confusable_reading_of_a_right_figure() -> None:
     cell = status_of(result, late.table_id, 0, 0)
     assert (cell["status"], cell["implied_str"]) == ("contradicted", "4120")
     assert status_of(result, late.table_id, 1, 0)["status"] == "confirmed"
+
+
+def test_text_layer_figures_are_never_repaired() -> None:
+    """A born-digital text layer has no OCR to blame: a figure that breaks its total is
+    never "repaired" into a confusable digit (the same reading from OCR is)."""
+    st = Statement("s.pdf", 1, 0, ["A", "B", "C", "Total"], ["1950"], [[125], [240], [77], [442]])
+    st.printed = [line[:] for line in st.true]
+    tables, cells = read([st], {(st.table_id, 2, 0): "17"})
+    assert len(find_anchors(tables.with_columns(word_source=pl.lit("ocr")), cells).repairs) == 1
+    result = find_anchors(tables.with_columns(word_source=pl.lit("text_layer")), cells)
+    assert result.repairs.is_empty()
+    assert "repaired" not in set(result.anchored_cells["status"])
+    # nothing says which member is wrong, so the breaking column anchors nothing
+    assert result.anchored_cells.filter(pl.col("row_idx") == 2).is_empty()

@@ -74,7 +74,17 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
         "revised",
         "row_label",
         "col_label",
-    ).join(tables.select("table_id", "tkey"), on="table_id", how="left")
+    ).join(
+        tables.select(
+            "table_id",
+            "tkey",
+            text_layer=(pl.col("word_source") == "text_layer").fill_null(False)
+            if "word_source" in tables.columns
+            else pl.lit(False),
+        ),
+        on="table_id",
+        how="left",
+    )
     unknown = cells.filter(pl.col("tkey").is_null())
     if len(unknown):
         raise ValueError(
@@ -126,6 +136,7 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
         revised=pl.col("revised").fill_null(False),
         row_total=pl.col("row_label").is_in(row_totals.implode()).fill_null(False),
         col_total=pl.col("col_label").is_in(col_totals.implode()).fill_null(False),
+        text_layer="text_layer",
     )
     # positions the reader left empty: only tables with fewer cells than their shape
     counts = grid.group_by("tkey").len()
@@ -151,9 +162,13 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
             .join(grid.select("cell"), on="cell", how="anti")
         )
         grid = pl.concat([grid, shape], how="diagonal_relaxed").with_columns(
-            pl.col("dec", "is_dash", "revised", "row_total", "col_total").fill_null(strategy="zero")
+            pl.col("dec", "is_dash", "revised", "row_total", "col_total", "text_layer").fill_null(
+                strategy="zero"
+            )
         )
-        grid = grid.with_columns(pl.col("is_dash", "revised", "row_total", "col_total").cast(bool))
+        grid = grid.with_columns(
+            pl.col("is_dash", "revised", "row_total", "col_total", "text_layer").cast(bool)
+        )
     return grid.with_columns(
         present=pl.col("v").is_not_null(),
         table_dec=pl.col("dec").max().over("tkey").fill_null(0),

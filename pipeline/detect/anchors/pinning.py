@@ -100,7 +100,10 @@ def _pin(
     )
     candidates = (
         window.filter((pl.col("n_fail") > 0) & (pl.col("lo") <= pl.col("hi")))
-        .join(grid.select(_KEY + ["v", "value_str", "is_dash", "dec", "present"]), on=_KEY)
+        .join(
+            grid.select(_KEY + ["v", "value_str", "is_dash", "dec", "present", "text_layer"]),
+            on=_KEY,
+        )
         .filter("present")
     )
     failing = checked.filter(~pl.col("holds")).select("ident", *_KEY)
@@ -113,7 +116,8 @@ def _pin(
         .select("ident", *_KEY)
     )
     variants = (
-        _variants(candidates.filter(~pl.col("is_dash")), decimals)
+        # a born-digital text layer has no OCR to blame: its figures are never "repaired"
+        _variants(candidates.filter(~pl.col("is_dash") & ~pl.col("text_layer")), decimals)
         .join(candidates.select(_KEY + ["v", "lo", "hi"]), on=_KEY)
         .filter(
             (pl.col("variant_v") - pl.col("v") >= pl.col("lo"))
