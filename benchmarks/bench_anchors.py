@@ -33,6 +33,11 @@ TARGET_TABLES = 200_000
 MEMBER_ROWS, YEAR_COLS = 5, 4
 
 
+def _column(frame: pl.DataFrame, name: str, dtype: pl.DataType) -> pl.Expr:
+    """A schema column: cast when the generator made it, else null (semantics unused here)."""
+    return pl.col(name).cast(dtype) if name in frame.columns else pl.lit(None, dtype).alias(name)
+
+
 def generate(n_tables: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     """tables and table_cells frames for ``n_tables`` tables; returns the misread count."""
     rng = np.random.default_rng(seed)
@@ -91,28 +96,25 @@ def generate(n_tables: int, seed: int) -> tuple[pl.DataFrame, pl.DataFrame, int]
         y1=pl.lit(1.0),
     )
     n_misread = int(cells.select(misread.sum()).item())
-    tables = (
-        cells.filter((pl.col("row_idx") == 0) & (pl.col("col_idx") == 0))
-        .select(
-            "table_id",
-            "doc_id",
-            "page_no",
-            "table_no",
-            title=pl.lit("Table 1.- Budget receipts by source"),
-            unit=pl.lit("In millions of dollars"),
-            unit_multiplier=pl.lit(1_000_000, pl.Int64),
-            n_rows=pl.lit(n_rows, pl.Int32),
-            n_cols=pl.lit(n_cols, pl.Int32),
-            col_labels=pl.lit(years, dtype=pl.List(pl.String)),
-            x0=pl.lit(0.0),
-            y0=pl.lit(0.0),
-            x1=pl.lit(1.0),
-            y1=pl.lit(1.0),
-            quality=pl.lit("clear"),
-        )
-        .select([pl.col(c).cast(t) for c, t in TABLES_SCHEMA.items()])
+    tables = cells.filter((pl.col("row_idx") == 0) & (pl.col("col_idx") == 0)).select(
+        "table_id",
+        "doc_id",
+        "page_no",
+        "table_no",
+        title=pl.lit("Table 1.- Budget receipts by source"),
+        unit=pl.lit("In millions of dollars"),
+        unit_multiplier=pl.lit(1_000_000, pl.Int64),
+        n_rows=pl.lit(n_rows, pl.Int32),
+        n_cols=pl.lit(n_cols, pl.Int32),
+        col_labels=pl.lit(years, dtype=pl.List(pl.String)),
+        x0=pl.lit(0.0),
+        y0=pl.lit(0.0),
+        x1=pl.lit(1.0),
+        y1=pl.lit(1.0),
+        quality=pl.lit("clear"),
     )
-    cells = cells.select([pl.col(c).cast(t) for c, t in TABLE_CELLS_SCHEMA.items()])
+    tables = tables.select(_column(tables, c, t) for c, t in TABLES_SCHEMA.items())
+    cells = cells.select(_column(cells, c, t) for c, t in TABLE_CELLS_SCHEMA.items())
     return tables, cells, n_misread
 
 
