@@ -39,15 +39,19 @@ def _share(periods: list[Period | None]) -> float:
 
 
 def axis_periods(
-    col_labels: list[str], row_labels: list[str], title: str, stub_head: str
+    col_labels: list[str], row_labels: list[str], title: str, stub_head: str, unit_line: str = ""
 ) -> tuple[str, list[Period | None], Period | None]:
-    """The period axis ("col", "row", "title" or ""), its periods, and the title's period."""
-    context = f"{title} {stub_head}"
-    cols = [parse_period(c, context) for c in col_labels]
-    rows = [parse_period(r, context) for r in carry_years(row_labels)]
-    title_period = parse_period(title, stub_head)
+    """The period axis ("col", "row", "title" or ""), its periods, and the title's period.
+
+    The title's own date (e.g. "..., June 2016 and Other Periods") dates headers that
+    print none ("This fiscal year to date").
+    """
+    context = f"{title} {stub_head} {unit_line}"
+    title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:
         title_period = None
+    cols = [parse_period(c, context, title_period) for c in col_labels]
+    rows = [parse_period(r, context, title_period) for r in carry_years(row_labels)]
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
         return "col", cols, title_period
     if _share(rows) >= _PERIOD_SHARE:
@@ -58,10 +62,10 @@ def axis_periods(
 
 
 def cell_periods(
-    col_labels: list[str], row_labels: list[str], title: str, stub_head: str
+    col_labels: list[str], row_labels: list[str], title: str, stub_head: str, unit_line: str = ""
 ) -> dict[tuple[int, int], CellPeriod]:
     """Per (row_idx, col_idx): the cell's period and dimension."""
-    axis, periods, title_period = axis_periods(col_labels, row_labels, title, stub_head)
+    axis, periods, title_period = axis_periods(col_labels, row_labels, title, stub_head, unit_line)
     out: dict[tuple[int, int], CellPeriod] = {}
     n_rows, n_cols = len(row_labels), len(col_labels)
     if axis == "col":

@@ -25,7 +25,7 @@ from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_lea
 from pipeline.tables.numbers import parse_number
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.titles import is_legend, split_title, title_like
-from pipeline.tables.units import is_unit_line, table_unit
+from pipeline.tables.units import Unit, is_unit_line, table_unit
 
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
 _SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
@@ -231,24 +231,32 @@ def read_table(
         title = previous_title  # a second panel under the same title
     parsed_title = split_title(title)
     unit = table_unit(title, unit_lines, col_labels, page_head or [])
+    if not unit.known:
+        unit = _dollar_figures(block) or unit
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
     labels: list[str] = []
     parents: list[str] = []
     placed_rows: list[dict[int, Chunk]] = []
-    parent = ""
+    headings: list[tuple[float, str]] = []  # open stub headings: (indent, text)
     for row_idx, row in enumerate(block.body):
         label, placed = place_row(row, columns, height)
         prefix, heading = _continuation(block.inner.get(row_idx, []))
         if heading is not None:
-            parent = heading
+            text, x = heading
+            headings = [h for h in headings if h[0] < x - 0.5 * height] + [(x, text)]
+        x_row = min((c.x0 for c in row.label), default=row.line.x0)
+        if prefix:
+            x_row = min(x_row, min(r.line.x0 for r in block.inner.get(row_idx, [])))
+        # a row printed left of a heading is not under it
+        headings = [h for h in headings if h[0] <= x_row + 0.5 * height]
         labels.append(strip_marks(clean_label(join_wrapped([prefix, label]))))
-        parents.append(parent)
+        parents.append(headings[-1][1] if headings else "")
         placed_rows.append(placed)
-        if re.match(r"^\W*(grand\s+)?total\b", labels[-1], re.IGNORECASE):
-            parent = ""  # a total closes its group
-    periods = cell_periods(col_labels, labels, parsed_title.name, stub_head)
+        if headings and re.match(r"^\W*(grand\s+)?total\b", labels[-1], re.IGNORECASE):
+            headings.pop()  # a total closes its group
+    periods = cell_periods(col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines))
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):
         for col_idx, chunk in placed.items():
@@ -422,18 +430,30 @@ def _take_first_label_lines(
     return header_lines
 
 
-def _continuation(inner: list[RowLine]) -> tuple[str, str | None]:
+def _continuation(inner: list[RowLine]) -> tuple[str, tuple[str, float] | None]:
     """Text lines just above a body row: the first part of a wrapped row label, and the
-    last stub heading among them ("Internal revenue:"), which becomes the rows' parent."""
+    last stub heading among them ("Internal revenue:") with its indent, which becomes
+    the parent of the rows indented under it."""
     parts: list[str] = []
     heading = None
     for row in inner:
         text = clean_label(row.line.text)
         if is_heading(row.line.text):
-            heading, parts = strip_marks(text.rstrip(":-\u2014 ")), []
+            heading, parts = (strip_marks(text.rstrip(":-\u2014 ")), row.line.x0), []
         elif text:
             parts.append(text)
     return " ".join(parts[-2:]), heading
+
+
+def _dollar_figures(block: TableBlock) -> Unit | None:
+    """A table that prints no unit but whose figures carry "$" and are whole dollars at
+    a scale no table in thousands or millions prints (>= 1e9, or cents): dollars."""
+    figures = [c for r in block.body for c in r.values if c.is_number]
+    if not any("$" in c.text for c in figures):
+        return None
+    big = max((abs(c.number.value) for c in figures), default=0) >= 1e9
+    cents = sum(bool(re.search(r"\.\d\d$", c.text.strip())) for c in figures) >= len(figures) / 2
+    return Unit("dollars", 1, "figures", "$") if big or cents else None
 
 
 def read_preamble(
@@ -451,13 +471,17 @@ def read_preamble(
     unit_lines = [preamble[i].line.text for i in reversed(unit_at)]
     title = ""
     if title_at is not None:
-        stop = last_unit if last_unit is not None and last_unit > title_at else title_at + 1
-        stop = min(stop, title_at + 2, len(preamble))
-        title = " ".join(
-            r.line.text
-            for r in preamble[title_at:stop]
-            if r is preamble[title_at] or r.kind == "text" and not _legend(r, height)
-        )
+        parts = [preamble[title_at]]
+        for r in preamble[title_at + 1 :]:
+            # a wrapped title goes on in one phrase right under its first line
+            close = r.line.y0 - parts[-1].line.y1 <= 1.2 * height
+            if not (r.kind == "text" and close and len(r.line.chunks) <= 2):
+                break
+            if _legend(r, height) or _SOURCE_NOTE.match(r.line.text):
+                break
+            parts.append(r)
+        title = " ".join(r.line.text for r in parts)
+        title_at += len(parts) - 1
     elif last_unit is not None:
         above = [
             r

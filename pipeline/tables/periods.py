@@ -62,9 +62,11 @@ _NOT_PERIOD = re.compile(
 )
 _FISCAL = re.compile(r"\bfiscal\b|\bf\.\s?y\.|\bfy\b", re.IGNORECASE)
 _CALENDAR = re.compile(r"\bcalendar\b", re.IGNORECASE)
+# Words of a title, stub head or unit line that make a dated column a position (a stock
+# at the end of the period), not a flow over it.
 _STOCK = re.compile(
-    r"\bend of\b|\boutstanding\b|\bposition\b|\bholdings?\b|\bbalances?\b|\bas of\b"
-    r"|\bclaims\b|\bliabilities\b|\bamount outstanding\b",
+    r"\bend of\b|\boutstanding\b|\bposition\b|\bholdings?\b|\bas of\b"
+    r"|\bclaims\b|\bliabilities\b|\bownership\b",
     re.IGNORECASE,
 )
 _QUARTER_BY_WORD = {
@@ -153,18 +155,75 @@ def _day_text(d: date) -> str:
     return f"{_month_name(d.month)} {d.day}, {d.year}"
 
 
-def parse_period(header: str, context: str = "") -> Period | None:
+_COLUMN_NUMBER = re.compile(r"\(\d{1,2}\)|\b[rp]\b\.?|\s[rp]$|(?<=\d)[rp]\b")
+_THROUGH = re.compile(
+    rf"\b({_MONTH_ALT})[a-z]*\.?\s*(?:through|thru|to|[-\u2013\u2014])\s*({_MONTH_ALT})[a-z]*\.?",
+    re.IGNORECASE,
+)
+_PRIOR = re.compile(r"\b(prior|previous|preceding|last)\b", re.IGNORECASE)
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
+
+
+def clean_header(text: str) -> str:
+    """A header without column numbers "(3)" and preliminary / revised marks."""
+    return " ".join(_COLUMN_NUMBER.sub(" ", text or "").split())
+
+
+def parse_period(header: str, context: str = "", reference: Period | None = None) -> Period | None:
     """The period a header path names, read with the ``context`` printed around it.
 
     ``header`` is the column (or row) label, spanner levels joined by ``" / "``;
-    ``context`` is the table title, the stub head and any heading that governs the
-    label (e.g. "Fiscal years"). Returns ``None`` when the header names no year at all
-    (an item label, not a period), :data:`NOT_A_PERIOD` for a year that is not a period
-    (a maturity "1960-65", a rate), else the structured period.
+    ``context`` is the table title, the stub head, the unit line and any heading that
+    governs the label (e.g. "Fiscal years", "[Position at end of period ...]").
+    ``reference`` is the table's own date (from its title), which dates headers such as
+    "This fiscal year to date" or "Prior fiscal year to date" that print no year.
+    The deepest header level that names a year decides; a spanner supplies a year to a
+    level that names only months ("2006" over "Jan. through Sept."). Returns ``None``
+    when the header names no period at all (an item label), :data:`NOT_A_PERIOD` for a
+    year that is not a period (a maturity "1960-65", a rate), else the period.
     """
-    text = " ".join((header or "").split())
-    if not text:
+    levels = [clean_header(p) for p in (header or "").split(" / ")]
+    levels = [p for p in levels if p]
+    if not levels:
         return None
+    leaf = levels[-1]
+    upper = " ".join(levels[:-1])
+    if _YEAR.search(leaf) or _NUMERIC_DATE.search(leaf):
+        return _parse_level(leaf, f"{upper} {context}", reference)
+    upper_years = _YEAR.findall(upper)
+    if upper_years and (_MONTH.search(leaf) or _TO_DATE.search(leaf)):
+        return _parse_level(f"{leaf} {upper_years[-1]}", f"{upper} {context}", reference)
+    text = " ".join(levels)
+    if _YEAR.search(text):
+        return _parse_level(text, context, reference)
+    if reference is not None and reference.end is not None and _TO_DATE.search(text):
+        return _reference_to_date(text, context, reference)
+    return None
+
+
+def _reference_to_date(text: str, context: str, reference: Period) -> Period:
+    """ "This fiscal year to date" / "Prior fiscal year to date" dated by the table."""
+    end = reference.end
+    fiscal = not _CALENDAR.search(f"{text} {context}")
+    year = end.year
+    if fiscal and fiscal_year_bounds(year)[1] < end:
+        year += 1  # the reference month opens the next fiscal year (e.g. Oct. 2016)
+    if _PRIOR.search(text):
+        year -= 1
+        end = month_end(end.year - 1, end.month)
+    start = fiscal_year_bounds(year)[0] if fiscal else date(year, 1, 1)
+    what = f"fiscal year {year}" if fiscal else f"calendar year {year}"
+    return Period("year_to_date", start, end, f"{what} through {_month_name(end.month)} {end.year}")
+
+
+def _parse_level(text: str, context: str, reference: Period | None) -> Period | None:
+    numeric = _NUMERIC_DATE.search(text)
+    if numeric and not _YEAR.search(text.replace(numeric.group(0), "")):
+        m, d, y = (int(g) for g in numeric.groups())
+        y = y + (1900 if y >= 50 else 2000) if y < 100 else y
+        if 1 <= m <= 12 and 1 <= d <= 31:
+            day = date(y, m, min(d, calendar.monthrange(y, m)[1]))
+            return Period("as_of_date", day, day, _day_text(day))
     years = [int(y) for y in _YEAR.findall(text)]
     if not years:
         return None
@@ -179,7 +238,10 @@ def parse_period(header: str, context: str = "") -> Period | None:
         d = date(int(day.group(3)), month_number(day.group(1)), int(day.group(2)))
         return Period("as_of_date", d, d, _day_text(d))
     if _TO_DATE.search(text):
-        return _year_to_date(text, year, both)
+        return _year_to_date(text, year, both, reference)
+    span = _span(text, year, both)
+    if span is not None:
+        return span
     quarter = _quarter(text, year)
     if quarter is not None:
         return quarter
@@ -188,23 +250,50 @@ def parse_period(header: str, context: str = "") -> Period | None:
         start, end = fiscal_year_bounds(year) if fiscal else (date(year, 1, 1), date(year, 12, 31))
         what = "fiscal year" if fiscal else "calendar year"
         return Period("estimate", start, end, f"the {what} {year} estimate")
+    stock = bool(_STOCK.search(context) or re.search(r"\bend of\b", both, re.IGNORECASE))
     month = _MONTH.search(text)
     if month and len(set(years)) == 1:
         m = month_number(month.group(1))
-        if re.search(r"\bend of\b", both, re.IGNORECASE) or _STOCK.search(context):
+        if stock:
             end = month_end(year, m)
             return Period("as_of_date", end, end, f"the end of {_month_name(m)} {year}")
         return Period("month", date(year, m, 1), month_end(year, m), f"{_month_name(m)} {year}")
     if len(set(years)) != 1:
         return NOT_A_PERIOD  # two different years and no range word: not one period
-    if _FISCAL.search(both) and not _CALENDAR.search(text):
+    calendar_year = bool(
+        _CALENDAR.search(text) or _CALENDAR.search(both) and not _FISCAL.search(text)
+    )
+    fiscal = bool(_FISCAL.search(both)) and not calendar_year
+    if stock and (fiscal or calendar_year):
+        end = fiscal_year_bounds(year)[1] if fiscal else date(year, 12, 31)
+        what = f"fiscal year {year}" if fiscal else f"calendar year {year}"
+        return Period("as_of_date", end, end, f"the end of {what} ({_day_text(end)})")
+    if fiscal:
         start, end = fiscal_year_bounds(year)
         return Period("fiscal_year", start, end, f"fiscal year {year}")
-    if _CALENDAR.search(both):
+    if calendar_year:
         return Period(
             "calendar_year", date(year, 1, 1), date(year, 12, 31), f"calendar year {year}"
         )
     return Period("year", None, date(year, 12, 31), str(year))
+
+
+def _span(text: str, year: int, both: str) -> Period | None:
+    """ "Jan. through Sept. 2006": a quarter, a calendar or fiscal year to date."""
+    m = _THROUGH.search(text)
+    if not m or not re.search(r"through|thru|\bto\b", m.group(0), re.IGNORECASE):
+        return None
+    m0, m1 = month_number(m.group(1)), month_number(m.group(2))
+    y0 = year - 1 if m0 > m1 else year
+    start, end = date(y0, m0, 1), month_end(year, m1)
+    months = (m1 - m0) % 12 + 1
+    label = f"{_month_name(m0)}–{_month_name(m1)} {year}"
+    if months == 3:
+        return Period("quarter", start, end, f"the {label} quarter")
+    fiscal_start = fiscal_year_bounds(year if m0 <= m1 else year)[0].month
+    if m0 == 1 or m0 == fiscal_start:
+        return Period("year_to_date", start, end, label)
+    return None
 
 
 def _cumulative(text: str, year: int) -> Period:
@@ -219,7 +308,7 @@ def _cumulative(text: str, year: int) -> Period:
     return Period("cumulative_to_date", None, end, f"cumulative to {_day_text(end)}")
 
 
-def _year_to_date(text: str, year: int, both: str) -> Period:
+def _year_to_date(text: str, year: int, both: str, reference: Period | None = None) -> Period:
     """ "Fiscal year 2011 to date" (through the month printed nearby, when there is one)."""
     fiscal = bool(_FISCAL.search(both)) or not _CALENDAR.search(both)
     start = fiscal_year_bounds(year)[0] if fiscal else date(year, 1, 1)
@@ -230,6 +319,14 @@ def _year_to_date(text: str, year: int, both: str) -> Period:
         end_year = year if not fiscal or m <= fiscal_year_bounds(year)[1].month else year - 1
         end = month_end(end_year, m)
         return Period("year_to_date", start, end, f"{what} through {_month_name(m)} {end_year}")
+    ref_end = reference.end if reference is not None else None
+    if ref_end is not None and start <= ref_end <= date(year + 1, 12, 31):
+        return Period(
+            "year_to_date",
+            start,
+            ref_end,
+            f"{what} through {_month_name(ref_end.month)} {ref_end.year}",
+        )
     return Period("year_to_date", start, None, f"{what} to date")
 
 

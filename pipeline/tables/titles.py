@@ -23,7 +23,7 @@ _CONTINUED = re.compile(
     r"[\s,;.\-\u2013\u2014]*[(\[]?\s*(?:continued|cont'?d|con)\s*\.?\s*[)\]]?[\s.\-\u2013\u2014]*$",
     re.IGNORECASE,
 )
-_FOOTNOTE_TAIL = re.compile(r"(\s*(\d{1,2}/|\*{1,3}|\d(?=\s*$)))+\s*$")
+_FOOTNOTE_TAIL = re.compile(r"(\s*(\d{1,2}/|\*{1,3})|(?<=[A-Za-z])\d)+\s*$")
 _UNIT_TAIL = re.compile(
     r"\s*[(\[][^()\[\]]*(dollars|millions|thousands|billions|percent)[^()\[\]]*[)\]]\s*$",
     re.IGNORECASE,

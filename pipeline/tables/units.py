@@ -76,9 +76,11 @@ def read_unit(text: str) -> tuple[str, int] | None:
 def is_unit_line(text: str) -> bool:
     """A short line that only states a unit (it may carry a period or a source, too)."""
     stripped = " ".join((text or "").split())
-    if not stripped or len(stripped) > 110 or read_unit(stripped) is None:
+    if not stripped or read_unit(stripped) is None:
         return False
-    return stripped[0] in "([" or stripped.lower().startswith(("in ", "dollar", "amount"))
+    opens = stripped[0] in "([" or stripped.lower().startswith(("in ", "dollar", "amount"))
+    # a long unit line carries a note ("In millions of dollars; negative figures ...")
+    return opens and (len(stripped) <= 110 or read_unit(stripped[:40]) is not None)
 
 
 def table_unit(
