@@ -475,7 +475,9 @@ def read_preamble(
         for r in preamble[title_at + 1 :]:
             # a wrapped title goes on in one phrase right under its first line
             close = r.line.y0 - parts[-1].line.y1 <= 1.2 * height
-            if not (r.kind == "text" and close and len(r.line.chunks) <= 2):
+            chunks = r.line.chunks
+            one_phrase = all(b.x0 - a.x1 < 2 * height for a, b in zip(chunks, chunks[1:]))
+            if not (r.kind == "text" and close and one_phrase):
                 break
             if _legend(r, height) or _SOURCE_NOTE.match(r.line.text):
                 break

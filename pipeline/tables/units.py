@@ -20,6 +20,11 @@ _SCALE = r"(thousand|million|billion)s?"
 _PATTERNS = (
     # "in millions of dollars", "millions of dollars", "thousands of dollars"
     (re.compile(rf"\b{_SCALE}\s+of\s+dollars\b", re.I), "{s}s of dollars"),
+    # "in millions of euros", "billions of Japanese yen", "millions of ounces"
+    (
+        re.compile(rf"\b{_SCALE}\s+of\s+([a-z]+(?:\s+(?:or|and)\s+[a-z]+|\s+[a-z]+)?)\b", re.I),
+        "{s}s of {what}",
+    ),
     # "dollars in millions", "dollar amounts in thousands"
     (re.compile(rf"\bdollars?(?:\s+amounts?)?\s+in\s+{_SCALE}\b", re.I), "{s}s of dollars"),
     # "(in millions)", "par value in billions"
@@ -53,8 +58,12 @@ class Unit:
 UNKNOWN = Unit("unknown", None, "none")
 
 
-def read_unit(text: str) -> tuple[str, int] | None:
-    """The unit named in ``text`` as (words, multiplier), or None when it names none."""
+def read_unit(text: str) -> tuple[str, int | None] | None:
+    """The unit named in ``text`` as (words, multiplier), or None when it names none.
+
+    The multiplier is None for a unit line that names two units ("In millions of ounces
+    or dollars"): the unit then depends on the column, and no question may assume one.
+    """
     low = " ".join((text or "").split())
     if not low:
         return None
@@ -64,7 +73,11 @@ def read_unit(text: str) -> tuple[str, int] | None:
             if words in ("dollars", "percent"):
                 return words, 1
             scale = m.group(1).lower()
-            return words.format(s=scale), _SCALES[scale]
+            what = m.group(2) if m.lastindex and m.lastindex >= 2 else ""
+            if re.search(r"\s(or|and)\s", what):
+                # "millions of ounces or dollars": the unit depends on the column
+                return words.format(s=scale, what=what), None
+            return words.format(s=scale, what=what), _SCALES[scale]
     if len(low) <= 60 and "dollar" in low.lower():
         best = max(_FUZZY, key=lambda u: fuzz.partial_ratio(u, low.lower()))
         if fuzz.partial_ratio(best, low.lower()) >= _FUZZY_MIN:
