@@ -4,6 +4,10 @@
 -- A key printed at a cell the task itself reads, or at a reprint of that cell (same
 -- statement title without its number, same row and column label, any volume), is the
 -- source, not a leak: those positions are excluded.
+-- Where a short number is printed matters: "4,600" turns up somewhere in any large
+-- archive by chance. So a printing counts as a leak only in the task's own context (a
+-- page that prints the same statement, in any volume), or anywhere when the key has
+-- enough significant digits (>= 6) to be unlikely to recur by chance.
 WITH read_cells AS (
     SELECT s.task_id, c.row_label, c.col_label,
            regexp_replace(lower(t.title), '^\s*table\s+[0-9a-z.]+?\s*[-.:\x{2013}\x{2014}]+\s*', '') AS statement
@@ -21,11 +25,24 @@ own AS (
     JOIN table_cells AS c
       ON c.table_id = t.table_id AND c.row_label = r.row_label AND c.col_label = r.col_label
 ),
+context AS (
+    SELECT DISTINCT r.task_id, t.doc_id, t.page_no
+    FROM read_cells AS r
+    JOIN tables AS t
+      ON regexp_replace(lower(t.title), '^\s*table\s+[0-9a-z.]+?\s*[-.:\x{2013}\x{2014}]+\s*', '') = r.statement
+),
 hits AS (
     SELECT k.task_id, i.source, i.doc_id, i.page_no, i.text
     FROM task_keys AS k
     JOIN contamination_index AS i ON i.number = abs(TRY_CAST(k.answer AS DECIMAL(38, 6)))
-    WHERE NOT EXISTS (
+    WHERE (
+        length(rtrim(ltrim(regexp_replace(k.answer, '[^0-9]', '', 'g'), '0'), '0')) >= 6
+        OR EXISTS (
+            SELECT 1 FROM context AS x
+            WHERE x.task_id = k.task_id AND x.doc_id = i.doc_id AND x.page_no = i.page_no
+        )
+    )
+    AND NOT EXISTS (
         SELECT 1 FROM own AS o
         WHERE o.task_id = k.task_id AND o.doc_id = i.doc_id AND o.page_no = i.page_no
           AND (i.x0 + i.x1) / 2 BETWEEN o.x0 AND o.x1

@@ -122,16 +122,22 @@ def validated(tmp_path_factory) -> dict:
         ),
         "unconfirmed": _variant(summed, "case_unconfirmed", kind="difference"),
     }
-    # contamination: the sum's key printed in a footnote of another page
+    # contamination: the sum's key printed in a footnote of a page of the same statement
+    # (receipts, page 2 of another volume); the read task's short key printed on a page
+    # of another statement (debt, page 3) is a coincidence, not a leak
     words = frames["words"]
-    footnote = words.head(1).with_columns(
-        pl.lit("doc1950").alias("doc_id"),
-        pl.lit(3, dtype=pl.Int32).alias("page_no"),
-        pl.lit(f"{int(Decimal(summed['expected_answer'])):,}").alias("text"),
-        pl.lit(500.0).alias("x0"),
-        pl.lit(3100.0).alias("y0"),
-    )
-    warehouse.replace("words", pl.concat([words, footnote]))
+
+    def footnote(page: int, key: str) -> pl.DataFrame:
+        return words.head(1).with_columns(
+            pl.lit("doc1950").alias("doc_id"),
+            pl.lit(page, dtype=pl.Int32).alias("page_no"),
+            pl.lit(f"{int(Decimal(key)):,}").alias("text"),
+            pl.lit(500.0).alias("x0"),
+            pl.lit(3100.0).alias("y0"),
+        )
+
+    extra = [footnote(2, summed["expected_answer"]), footnote(3, read["expected_answer"])]
+    warehouse.replace("words", pl.concat([words, *extra]))
     # unconfirmed: drop the anchored cell the "unconfirmed" case reads first
     first = summed["sources"][0]
     anchored = frames["anchored_cells"]
@@ -220,8 +226,9 @@ def test_the_same_draft_twice_keeps_one(validated):
 def test_key_printed_elsewhere_is_contamination(validated):
     tasks, summed = validated["tasks"], validated["summed"]
     reasons = _reasons(tasks, summed["task_id"])
-    assert any(r.startswith("contaminated") and "doc1950 p.3" in r for r in reasons), reasons
-    # a key printed only at the cell the task reads is not contamination
+    assert any(r.startswith("contaminated") and "doc1950 p.2" in r for r in reasons), reasons
+    # a key printed only at the cell the task reads, or (a short number) on a page of
+    # another statement, is not contamination
     assert "contaminated" not in _rules(tasks, validated["read"]["task_id"])
 
 
