@@ -21,6 +21,7 @@ from rapidfuzz import fuzz
 from pipeline.tables.axes import cell_periods
 from pipeline.tables.headers import Column, column_paths
 from pipeline.tables.labels import is_heading, join_wrapped, strip_marks
+from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
@@ -73,11 +74,15 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
     )
     table_rows: list[dict] = []
     cell_rows: list[dict] = []
+    lexicon = build_lexicon(words) if "source" in words.columns else None
     lined = assign_lines(words)
     for (doc_id, page_no), page_words in lined.group_by(["doc_id", "page_no"], maintain_order=True):
-        tables, cells = page_tables(page_words, quality.get((doc_id, page_no), ""))
+        ocr = source.get((doc_id, page_no), "ocr") != "text_layer"
+        tables, cells = page_tables(
+            page_words, quality.get((doc_id, page_no), ""), lexicon if ocr else None
+        )
         for t in tables:
-            t["word_source"] = source.get((doc_id, page_no), "ocr")
+            t["word_source"] = "ocr" if ocr else "text_layer"
         table_rows += tables
         cell_rows += cells
     tables_df = pl.DataFrame(table_rows, schema=TABLES_SCHEMA, orient="row")
@@ -88,8 +93,14 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
     )
 
 
-def page_tables(words: pl.DataFrame, quality: str = "") -> tuple[list[dict], list[dict]]:
-    """Tables and cells (as row dicts) of one page's words carrying ``line_idx``."""
+def page_tables(
+    words: pl.DataFrame, quality: str = "", lexicon: Lexicon | None = None
+) -> tuple[list[dict], list[dict]]:
+    """Tables and cells (as row dicts) of one page's words carrying ``line_idx``.
+
+    With a ``lexicon`` (OCR pages), row-label words OCR misspelt are corrected and the
+    label as read is kept in ``row_label_read``.
+    """
     lines = page_lines(words)
     if not lines or _is_contents_page(lines):
         return [], []
@@ -104,7 +115,7 @@ def page_tables(words: pl.DataFrame, quality: str = "") -> tuple[list[dict], lis
         top = block.body[0].mid
         page_head = [r.line.text for r in rows if r.kind == "unit" and r.mid < top][::-1]
         table, table_cells = read_table(
-            block, table_no, height, pitch, quality, page_head, previous_title
+            block, table_no, height, pitch, quality, page_head, previous_title, lexicon
         )
         if table is not None:
             tables.append(table)
@@ -215,6 +226,7 @@ def read_table(
     quality: str,
     page_head: list[str] | None = None,
     previous_title: str = "",
+    lexicon: Lexicon | None = None,
 ) -> tuple[dict | None, list[dict]]:
     """One table's row and its cells: columns, headers, labels, parsed figures, and the
     table's semantics (statement name, unit and its source, each cell's period)."""
@@ -237,6 +249,7 @@ def read_table(
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
     labels: list[str] = []
+    read_labels: list[str] = []  # as read, before lexicon corrections
     parents: list[str] = []
     placed_rows: list[dict[int, Chunk]] = []
     headings: list[tuple[float, str]] = []  # open stub headings: (indent, text)
@@ -252,6 +265,9 @@ def read_table(
         # a row printed left of a heading is not under it
         headings = [h for h in headings if h[0] <= x_row + 0.5 * height]
         labels.append(strip_marks(clean_label(join_wrapped([prefix, label]))))
+        read_labels.append(labels[-1])
+        if lexicon is not None:
+            labels[-1], _ = lexicon.correct(labels[-1])
         parents.append(headings[-1][1] if headings else "")
         placed_rows.append(placed)
         if headings and re.match(r"^\W*(grand\s+)?total\b", labels[-1], re.IGNORECASE):
@@ -263,6 +279,7 @@ def read_table(
             record = _cell_record(table_id, doc_id, page_no, table_no, row_idx, col_idx,
                                   labels[row_idx], col_labels[col_idx], chunk)  # fmt: skip
             record["row_parent"] = parents[row_idx]
+            record["row_label_read"] = read_labels[row_idx]
             cp = periods.get((row_idx, col_idx))
             period = cp.period if cp else None
             record.update(

@@ -50,6 +50,7 @@ TABLE_CELLS_SCHEMA = {
     "revised": pl.Boolean,  # an "r" revised mark
     "conf": pl.Float64,  # min OCR confidence of the cell's words
     "row_parent": pl.String,  # the stub heading the row sits under; "" at the top level
+    "row_label_read": pl.String,  # the label as read, before lexicon corrections of OCR slips
     "period_kind": pl.String,  # pipeline.tables.periods.KINDS; null when no period is printed
     "period_start": pl.Date,
     "period_end": pl.Date,

@@ -242,3 +242,30 @@ def test_pages_without_tables_give_empty_frames() -> None:
     tables, cells = build_tables(page.words(), page.pages())
     assert tables.height == 0 and cells.height == 0
     assert list(tables.schema) == list(TABLES_SCHEMA)
+
+
+def test_lexicon_from_the_archive_corrects_ocr_label_slips() -> None:
+    """Words printed right in a text layer (or read confidently in two volumes) correct
+    a one-letter OCR slip in a label; a word with two equally likely fixes is left."""
+    from collections import Counter
+
+    from pipeline.tables.lexicon import Lexicon, build_lexicon
+
+    words = pl.DataFrame(
+        {
+            "doc_id": ["a", "a", "b", "c", "d", "d"],
+            "text": ["United", "States", "Farm", "Farm", "Statee", "Form"],
+            "conf": [100.0, 100.0, 96.0, 95.0, 40.0, 99.0],
+            "source": ["text_layer", "text_layer", "ocr", "ocr", "ocr", "ocr"],
+        }
+    )
+    lexicon = build_lexicon(words)
+    assert "states" in lexicon and "farm" in lexicon
+    assert "statee" not in lexicon and "form" not in lexicon  # one low-conf or one-doc read
+    assert lexicon.correct("United Statee Housing") == (
+        "United States Housing",
+        [("Statee", "States")],
+    )
+    assert lexicon.correct("Federal Farn Mortgage")[0] == "Federal Farm Mortgage"
+    tie = Lexicon(Counter({"farm": 5, "fern": 4}))
+    assert tie.correct("Farn") == ("Farn", [])

@@ -1,0 +1,114 @@
+"""A lexicon of label words built from the archive itself, to correct OCR misspellings.
+
+Old scans misread letters in row labels ("United Statee Housing", "Federal Farn
+Mortgage"). The same words are printed correctly elsewhere in the archive: in
+born-digital volumes whose text layer is exact, and in other scanned volumes where
+OCR read them with high confidence. The lexicon counts those trustworthy spellings;
+:meth:`Lexicon.correct` replaces a label word the lexicon does not know by the one
+lexicon word a single edit away (the most frequent, when it clearly dominates), and
+reports every replacement so it can be recorded next to the label as read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import polars as pl
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+MIN_LENGTH = 4  # shorter words ("of", "and", "tax") are too easily one edit from another
+CONFIDENT = 90.0  # OCR confidence above which a word counts as read right ...
+MIN_DOCS = 2  # ... when it is read so in at least this many documents
+DOMINANCE = 3  # the best candidate must be this many times as frequent as the next
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+@dataclass
+class Lexicon:
+    """Trustworthy label words with their frequency in the archive."""
+
+    counts: Counter = field(default_factory=Counter)
+    _choices: list[str] = field(default_factory=list)
+    _cache: dict[str, str | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._choices = sorted(self.counts)
+
+    def __contains__(self, word: str) -> bool:
+        return word.lower() in self.counts
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def suggest(self, word: str) -> str | None:
+        """The lexicon word one edit from ``word`` that clearly dominates, if any."""
+        low = word.lower()
+        if len(low) < MIN_LENGTH or low in self.counts or not self.counts:
+            return None
+        if low not in self._cache:
+            found = process.extract(
+                low, self._choices, scorer=Levenshtein.distance, score_cutoff=1, limit=None
+            )
+            near = sorted((w for w, _, _ in found), key=lambda w: -self.counts[w])
+            dominant = len(near) == 1 or (
+                len(near) > 1 and self.counts[near[0]] >= DOMINANCE * self.counts[near[1]]
+            )
+            self._cache[low] = near[0] if near and dominant else None
+        return self._cache[low]
+
+    def correct(self, label: str) -> tuple[str, list[tuple[str, str]]]:
+        """The label with misspelt words replaced, and the (read, corrected) pairs."""
+        changes: list[tuple[str, str]] = []
+
+        def fix(m: re.Match) -> str:
+            word = m.group(0)
+            best = self.suggest(word)
+            if best is None:
+                return word
+            fixed = _same_case(best, word)
+            changes.append((word, fixed))
+            return fixed
+
+        return _WORD.sub(fix, label or ""), changes
+
+
+def _same_case(word: str, like: str) -> str:
+    if like.isupper():
+        return word.upper()
+    if like[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def build_lexicon(words: pl.DataFrame) -> Lexicon:
+    """The lexicon of ``words`` (``WORDS_SCHEMA``): every text-layer word, and OCR words
+    read with confidence >= ``CONFIDENT`` in at least ``MIN_DOCS`` documents."""
+    if words.is_empty():
+        return Lexicon()
+    tokens = (
+        words.select(
+            "doc_id",
+            "conf",
+            pl.col("source").fill_null("ocr"),
+            token=pl.col("text").str.extract_all(r"[A-Za-z]+"),
+        )
+        .explode("token", empty_as_null=False)
+        .drop_nulls("token")
+        .with_columns(pl.col("token").str.to_lowercase())
+        .filter(pl.col("token").str.len_chars() >= MIN_LENGTH)
+    )
+    exact = tokens.filter(pl.col("source") == "text_layer").group_by("token").len()
+    confident = (
+        tokens.filter((pl.col("source") != "text_layer") & (pl.col("conf") >= CONFIDENT))
+        .group_by("token")
+        .agg(pl.len(), pl.col("doc_id").n_unique().alias("docs"))
+        .filter(pl.col("docs") >= MIN_DOCS)
+        .select("token", "len")
+    )
+    counts: Counter = Counter()
+    for token, n in pl.concat([exact, confident]).iter_rows():
+        counts[token] += n
+    return Lexicon(counts)
