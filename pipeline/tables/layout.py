@@ -493,7 +493,9 @@ def read_preamble(
             # a wrapped title goes on in one phrase right under its first line
             close = r.line.y0 - parts[-1].line.y1 <= 1.2 * height
             chunks = r.line.chunks
-            one_phrase = all(b.x0 - a.x1 < 2 * height for a, b in zip(chunks, chunks[1:]))
+            one_phrase = all(
+                b.x0 - a.x1 < 2 * height for a, b in zip(chunks, chunks[1:], strict=False)
+            )
             if not (r.kind == "text" and close and one_phrase):
                 break
             if _legend(r, height) or _SOURCE_NOTE.match(r.line.text):
