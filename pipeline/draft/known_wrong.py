@@ -158,11 +158,40 @@ def adjacent_column(ctx: WrongContext) -> Iterator[Slip]:
 
 @known_wrong_family("other_base")
 def other_base(ctx: WrongContext) -> Iterator[Slip]:
+    """The unit slips: the figure as printed taken in another scale (x1,000 or
+    x1,000,000 when the table is in thousands or millions and the answer is given in
+    units), or a fraction for a percent."""
     if ctx.spec.unit == "percent":
         yield Slip(ctx.key / 100, "gave a fraction instead of percent")
         return
+    unit = ctx.spec.unit.lower()
+    if "million" in unit:
+        yield Slip(ctx.key * 1_000_000, f"converted {ctx.spec.unit} to units (x1,000,000)")
+    if "billion" in unit:
+        yield Slip(ctx.key * 1_000_000_000, f"converted {ctx.spec.unit} to units (x1,000,000,000)")
     yield Slip(ctx.key * 1000, f"scaled by 1,000 (a smaller unit than {ctx.spec.unit})")
     yield Slip(ctx.key / 1000, f"divided by 1,000 (a larger unit than {ctx.spec.unit})")
+
+
+@known_wrong_family("other_period")
+def other_period(ctx: WrongContext) -> Iterator[Slip]:
+    """The same item read in the neighbouring period of its series (the year before or
+    after, the previous quarter), or in a period of another kind printed beside it."""
+    inputs = {f.position for f in ctx.spec.inputs}
+    for i, fact in enumerate(ctx.spec.inputs):
+        series = ctx.archive.series_periods(fact)
+        keys = [f.period.key for f in series]
+        at = keys.index(fact.period.key) if fact.period.key in keys else None
+        if at is None:
+            continue
+        for j in (at - 1, at + 1):
+            if 0 <= j < len(series) and series[j].position not in inputs:
+                other = series[j]
+                yield Slip(
+                    ctx.with_input(i, other.value),
+                    f"read {other.period.text} ({other.value_str}) instead of "
+                    f"{fact.period.text} for {fact.item}",
+                )
 
 
 @known_wrong_family("flipped_sign")

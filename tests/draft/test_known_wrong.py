@@ -17,6 +17,7 @@ def test_registry_names_every_family_of_the_architecture():
         "flipped_sign",
         "printed_vs_total",
         "earlier_printing",
+        "other_period",
     }
 
 
@@ -54,3 +55,22 @@ def test_formulas_round_once_half_up_and_code_matches_evaluation():
 def test_interval_is_half_a_unit_each_side():
     assert interval(Decimal("1234"), 0) == (Decimal("1233.5"), Decimal("1234.5"))
     assert interval(Decimal("12.34"), 2) == (Decimal("12.335"), Decimal("12.345"))
+
+
+def test_unit_scale_and_period_slips_are_offered():
+    """A key in millions of dollars lists the figure taken as dollars (x1,000,000), and a
+    read of one period lists the neighbouring period's value."""
+    from pipeline.draft import draft_tasks
+    from pipeline.draft.sample import sample_frames
+
+    f = sample_frames(seed=3)
+    drafts = draft_tasks(
+        f["anchored_cells"], f["tables"], f["documents"], f["pages"], table_cells=f["table_cells"]
+    )
+    read = [r for r in drafts.iter_rows(named=True) if r["kind"] == "read_number"]
+    assert read
+    for r in read:
+        key = int(r["expected_answer"])
+        values = {w["value"]: w["family"] for w in r["known_wrong"]}
+        assert values.get(str(key * 1_000_000)) == "other_base", r["question"]
+    assert any(w["family"] == "other_period" for r in read for w in r["known_wrong"])
