@@ -32,8 +32,14 @@ def strip_marks(label: str) -> str:
 
 
 def is_heading(text: str) -> bool:
-    """A stub heading line ("Internal revenue:", "Loans to --"): the parent of rows below."""
+    """A stub heading line ("Internal revenue:", "Loans to --"): the parent of rows below.
+
+    A hyphen glued to a word ("Special issues to Govern-") is a word broken at the line
+    end, the first line of a wrapped label, not a heading.
+    """
     t = (text or "").strip()
+    if re.search(r"[A-Za-z]-$", t):
+        return False
     return t.endswith((":", "-", "\u2014", "--")) and len(re.findall(r"[A-Za-z]", t)) >= 3
 
 
