@@ -235,7 +235,9 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         return _cumulative(text, year)
     day = _DAY_DATE.search(text)
     if day:
-        d = date(int(day.group(3)), month_number(day.group(1)), int(day.group(2)))
+        d = _day(day)
+        if d is None:
+            return NOT_A_PERIOD  # "Feb. 30, 1940": a misread date names no period
         return Period("as_of_date", d, d, _day_text(d))
     if _TO_DATE.search(text):
         return _year_to_date(text, year, both, reference)
@@ -296,11 +298,20 @@ def _span(text: str, year: int, both: str) -> Period | None:
     return None
 
 
+def _day(match: re.Match) -> date | None:
+    """The date of a "Sept. 30, 1940" match; None for an impossible one (an OCR slip)."""
+    try:
+        return date(int(match.group(3)), month_number(match.group(1)), int(match.group(2)))
+    except ValueError:
+        return None
+
+
 def _cumulative(text: str, year: int) -> Period:
     day = _DAY_DATE.search(text)
-    if day:
-        end = date(int(day.group(3)), month_number(day.group(1)), int(day.group(2)))
-    else:
+    end = _day(day) if day else None
+    if day and end is None:
+        return NOT_A_PERIOD
+    if not day:
         month = _MONTH.search(text)
         end = month_end(year, month_number(month.group(1))) if month else date(year, 12, 31)
         if not month:

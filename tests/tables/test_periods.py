@@ -1,0 +1,84 @@
+"""Periods read from real bulletin heads: kind, start, end and wording (table-driven),
+and a reader that never raises on whatever OCR makes of a header."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipeline.tables.periods import NOT_A_PERIOD, Period, carry_years, parse_period
+
+D = date
+JUNE_2016 = Period("month", D(2016, 6, 1), D(2016, 6, 30), "June 2016")
+
+CASES = [
+    # header, context, reference -> kind, start, end, text (None: no period at all)
+    ("1963", "Fiscal years", None, ("fiscal_year", D(1962, 7, 1), D(1963, 6, 30), "fiscal year 1963")),  # noqa: E501
+    ("1984", "Fiscal year", None, ("fiscal_year", D(1983, 10, 1), D(1984, 9, 30), "fiscal year 1984")),  # noqa: E501
+    ("Calendar year 2005 r (1)", "", None, ("calendar_year", D(2005, 1, 1), D(2005, 12, 31), "calendar year 2005")),  # noqa: E501
+    ("1963", "", None, ("year", None, D(1963, 12, 31), "1963")),
+    ("2010 / Oct.-Dec.", "", None, ("quarter", D(2010, 10, 1), D(2010, 12, 31), "the October–December 2010 quarter")),  # noqa: E501
+    ("Third quarter 2016, April-June", "", None, ("quarter", D(2016, 4, 1), D(2016, 6, 30), "the April–June 2016 quarter")),  # noqa: E501
+    ("2006 / July through Sept. p (12)", "", None, ("quarter", D(2006, 7, 1), D(2006, 9, 30), "the July–September 2006 quarter")),  # noqa: E501
+    ("2006 / Jan. through Sept. (11)", "", None, ("year_to_date", D(2006, 1, 1), D(2006, 9, 30), "January–September 2006")),  # noqa: E501
+    ("This fiscal year to date / Trust funds (3)", "", JUNE_2016, ("year_to_date", D(2015, 10, 1), D(2016, 6, 30), "fiscal year 2016 through June 2016")),  # noqa: E501
+    ("Prior fiscal year to date / Trust funds (7)", "", JUNE_2016, ("year_to_date", D(2014, 10, 1), D(2015, 6, 30), "fiscal year 2015 through June 2015")),  # noqa: E501
+    ("From inception to Oct. 31, 1939", "", None, ("cumulative_to_date", None, D(1939, 10, 31), "cumulative to October 31, 1939")),  # noqa: E501
+    ("Sept. 30, 1940", "", None, ("as_of_date", D(1940, 9, 30), D(1940, 9, 30), "September 30, 1940")),  # noqa: E501
+    ("06/28/06", "", None, ("as_of_date", D(2006, 6, 28), D(2006, 6, 28), "June 28, 2006")),
+    ("2009 / Sept.", "Total Claims by Country [Position at end of period]", None, ("as_of_date", D(2009, 9, 30), D(2009, 9, 30), "the end of September 2009")),  # noqa: E501
+    ("2020", "End of fiscal year or month", None, ("as_of_date", D(2020, 9, 30), D(2020, 9, 30), "the end of fiscal year 2020 (September 30, 2020)")),  # noqa: E501
+    ("1968 estimate", "Fiscal year", None, ("estimate", D(1967, 7, 1), D(1968, 6, 30), "the fiscal year 1968 estimate")),  # noqa: E501
+    ("1967-January", "Fiscal year or month", None, ("month", D(1967, 1, 1), D(1967, 1, 31), "January 1967")),  # noqa: E501
+    ("Loans", "", None, None),
+]
+
+
+@pytest.mark.parametrize(("header", "context", "reference", "want"), CASES)
+def test_real_heads_read_as_periods(header, context, reference, want) -> None:
+    got = parse_period(header, context, reference)
+    if want is None:
+        assert got is None
+        return
+    assert (got.kind, got.start, got.end, got.text) == want
+
+
+@pytest.mark.parametrize(
+    "header", ["2-3/4% Treasury bonds 1960-65", "Feb. 30, 1940", "Notes due 1951", "1939 1941"]
+)
+def test_years_that_are_not_periods(header: str) -> None:
+    assert parse_period(header) is NOT_A_PERIOD
+
+
+def test_wording_states_the_kind() -> None:
+    assert parse_period("1963", "Fiscal years").when == "in fiscal year 1963"
+    assert parse_period("Sept. 30, 1940").when == "as of September 30, 1940"
+    assert parse_period("From inception to Oct. 31, 1939").when == "cumulative to October 31, 1939"
+    fy, month = parse_period("1963", "Fiscal years"), parse_period("1963-January")
+    assert not fy.comparable(month) and fy.comparable(parse_period("1964", "Fiscal years"))
+    assert not parse_period("1963").statable  # fiscal or calendar: the page does not say
+
+
+def test_month_rows_take_the_year_printed_above() -> None:
+    assert carry_years(["1966", "1967-January", "February", "Total"]) == [
+        "1966",
+        "1967-January",
+        "February 1967",
+        "Total",
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("0123456789 ./-–,()%JanFebMarSeptOctDecthroughtoFiscal")),
+        max_size=40,
+    ),
+    st.text(max_size=20),
+)
+def test_never_raises_on_ocr_noise(header: str, context: str) -> None:
+    got = parse_period(header, context, JUNE_2016)
+    assert got is None or isinstance(got, Period)
