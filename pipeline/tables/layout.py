@@ -484,19 +484,30 @@ def read_preamble(
     """
     title_at = max((i for i, r in enumerate(preamble) if r.kind == "title"), default=None)
     unit_at = [i for i, r in enumerate(preamble) if r.kind == "unit"]
+    if title_at is not None:
+        # a unit line above the title is printed at the head of the page, for every table
+        # on it (the caller reads it as the page head), not under this table's title
+        unit_at = [i for i in unit_at if i > title_at]
     last_unit = unit_at[-1] if unit_at else None
     unit_lines = [preamble[i].line.text for i in reversed(unit_at)]
     title = ""
     if title_at is not None:
         parts = [preamble[title_at]]
+        first = preamble[title_at].line
         for r in preamble[title_at + 1 :]:
-            # a wrapped title goes on in one phrase right under its first line
+            # a wrapped title goes on in one phrase right under its first line, centred
+            # under it (or flush with it); a column head under a title without a unit
+            # line ("Held by", "Millions of dollars") stands over the value columns
             close = r.line.y0 - parts[-1].line.y1 <= 1.2 * height
             chunks = r.line.chunks
             one_phrase = all(
                 b.x0 - a.x1 < 2 * height for a, b in zip(chunks, chunks[1:], strict=False)
             )
-            if not (r.kind == "text" and close and one_phrase):
+            aligned = (
+                abs((r.line.x0 + r.line.x1) / 2 - (first.x0 + first.x1) / 2) <= 2 * height
+                or abs(r.line.x0 - first.x0) <= height
+            )
+            if not (r.kind == "text" and close and one_phrase and aligned):
                 break
             if _legend(r, height) or _SOURCE_NOTE.match(r.line.text):
                 break
