@@ -156,12 +156,30 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
         return RowLine(line, "unit")
     label, values = split_label(line.chunks, margin, height)
     figures = [c for c in values if c.is_number]
-    if len(figures) >= 2 and all(_YEAR_LIKE.match(c.text.strip()) for c in figures):
+    if len(figures) >= 2 and _header_figures(figures, height):
         return RowLine(line, "header")
     prose = any(len(c.text.split()) >= 3 for c in values if not c.is_number)
     if figures and (label or len(figures) >= 2) and not prose:
         return RowLine(line, "body", label, values)
     return RowLine(line, "text")
+
+
+def _header_figures(figures: list[Chunk], height: float) -> bool:
+    """Every figure is a year or a column number, or the day of a date whose year follows
+    a word-space later ("28," "1950" of "From inception to Feb. 28, 1950"): a header."""
+    for i, c in enumerate(figures):
+        if _YEAR_LIKE.match(c.text.strip()):
+            continue
+        after = figures[i + 1] if i + 1 < len(figures) else None
+        if (
+            re.fullmatch(r"\d{1,2},", c.text.strip())
+            and after is not None
+            and re.fullmatch(r"(18|19|20)\d\d", after.text.strip())
+            and after.x0 - c.x1 < height
+        ):
+            continue
+        return False
+    return True
 
 
 def split_label(
