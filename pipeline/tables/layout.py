@@ -253,7 +253,8 @@ def read_table(
         return None, []
     title, unit_lines, header_lines = read_preamble(block.preamble, pitch, height)
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
-    col_labels = column_paths([r.line for r in header_lines], columns, height, pitch)
+    col_labels = column_paths([_phrases(r.line, height) for r in header_lines], columns, height,
+                              pitch)  # fmt: skip
     stub_head = " ".join(
         c.text for r in header_lines for c in r.line.chunks if c.x1 < columns[0].x0 - 0.5 * height
     )
@@ -334,6 +335,22 @@ def read_table(
         "quality": quality,
     }
     return table, cells
+
+
+def _phrases(line: Line, height: float) -> Line:
+    """A header line with the chunks of one printed phrase joined: a spanning head
+    "Fiscal year 1948" or a date "28, 1950" is read as a word phrase and a figure, but
+    only a word space apart (column heads stand a gutter apart)."""
+    chunks: list[Chunk] = []
+    for c in line.chunks:
+        prev = chunks[-1] if chunks else None
+        if prev is not None and c.x0 - prev.x1 < 0.8 * height:
+            chunks[-1] = Chunk(f"{prev.text} {c.text}", prev.x0, min(prev.y0, c.y0), c.x1,
+                               max(prev.y1, c.y1), min(prev.conf, c.conf),
+                               prev.n_words + c.n_words)  # fmt: skip
+        else:
+            chunks.append(c)
+    return Line(line.doc_id, line.page_no, line.line_idx, chunks)
 
 
 def _is_page_listing(block: TableBlock, columns: list[Column]) -> bool:
