@@ -110,10 +110,16 @@ def page_tables(
     pitch = _line_pitch(rows, height)
     tables, cells = [], []
     previous_title = ""
+    first_title = min((r.mid for r in rows if r.kind == "title"), default=None)
     for block in split_tables(rows, pitch):
         table_no = len(tables)
         top = block.body[0].mid
-        page_head = [r.line.text for r in rows if r.kind == "unit" and r.mid < top][::-1]
+        above = [r for r in rows if r.kind == "unit" and r.mid < top]
+        if first_title is not None and any(r.kind == "title" for r in block.preamble):
+            # a table under its own title: only a unit line above the page's first title
+            # is printed for every table on the page; another table's unit line is not
+            above = [r for r in above if r.mid < first_title]
+        page_head = [r.line.text for r in above][::-1]
         table, table_cells = read_table(
             block, table_no, height, pitch, quality, page_head, previous_title, lexicon
         )
@@ -566,7 +572,39 @@ def read_preamble(
         if tail and tail[0].mid - row.mid > 2.5 * pitch:
             break
         tail.insert(0, row)
+    if not title:
+        # an untitled-by-number table: its title is the run of sentence-like lines
+        # (one phrase each, several words) at the top of its heads, centred over them
+        lead = []
+        for row in tail:
+            if not _title_line(row, height):
+                break
+            lead.append(row)
+        if lead and len(lead) < len(tail):
+            title = " ".join(r.line.text for r in lead)
+            tail = tail[len(lead) :]
+        else:
+            # or the last run of such lines above the heads, set off by a rule or a gap
+            above = headers[: len(headers) - len(tail)]
+            run: list[RowLine] = []
+            for row in reversed(above):
+                if _title_line(row, height) and (not run or run[0].mid - row.mid <= 2 * pitch):
+                    run.insert(0, row)
+                elif run:
+                    break
+            if run and (tail[0].mid - run[-1].mid if tail else 0) <= 8 * pitch:
+                title = " ".join(r.line.text for r in run)
     return title.strip(), unit_lines, tail
+
+
+def _title_line(row: RowLine, height: float) -> bool:
+    """A line that reads as a title: one phrase of three or more words, no figures."""
+    chunks = row.line.chunks
+    if row.kind not in ("text", "title") or any(c.is_number for c in chunks):
+        return False
+    one_phrase = all(b.x0 - a.x1 < 2 * height for a, b in zip(chunks, chunks[1:], strict=False))
+    text = row.line.text
+    return one_phrase and len(text.split()) >= 3 and title_like(text)
 
 
 def _legend(row: RowLine, height: float) -> bool:

@@ -20,7 +20,8 @@ def annotate(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, p
     """``tables`` with statement/unit columns and ``cells`` with period columns filled.
 
     ``tables`` needs ``table_id``, ``title``, ``unit`` (the printed unit line) and
-    ``col_labels``; ``cells`` needs ``table_id``, ``row_idx``, ``col_idx``, ``row_label``.
+    ``col_labels`` (``page_head``, the unit lines printed at the head of the page, is
+    optional); ``cells`` needs ``table_id``, ``row_idx``, ``col_idx``, ``row_label``.
     """
     table_rows, periods = [], []
     labels = {
@@ -30,8 +31,12 @@ def annotate(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, p
     for t in tables.iter_rows(named=True):
         title = split_title(t["title"] or "")
         printed_unit = t.get("unit_printed") or t.get("unit") or ""
+        page_head = t.get("page_head") or []  # unit lines at the head of the page, if known
         unit = table_unit(
-            t["title"] or "", [printed_unit] if printed_unit else [], t["col_labels"] or [], []
+            t["title"] or "",
+            [printed_unit] if printed_unit else [],
+            t["col_labels"] or [],
+            [page_head] if isinstance(page_head, str) else list(page_head),
         )
         table_rows.append(
             {
@@ -49,7 +54,7 @@ def annotate(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, p
         by_row = labels.get(t["table_id"], {})
         row_labels = [by_row.get(i, "") for i in range(max(by_row, default=-1) + 1)]
         for (r, c), cp in cell_periods(
-            t["col_labels"] or [], row_labels, title.name, t.get("stub_head") or ""
+            t["col_labels"] or [], row_labels, title.name, t.get("stub_head") or "", printed_unit
         ).items():
             p = cp.period
             periods.append(

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz
+
 _NUMBER = re.compile(
     r"^\W{0,3}(?P<num>(?:table|chart|exhibit)\s+(?:no\.\s*)?[A-Z0-9]+(?:[-.][A-Z0-9]+)*"
     r"|[A-Z]{1,5}(?:-[A-Z0-9]{1,5})+(?=\.?\s*[\u2013\u2014]))"
@@ -38,15 +40,29 @@ class Title:
     continued: bool
 
 
+# "CM-IV—1" as OCR or a typesetter prints it: a dash of any kind inside a table code
+_CODE_DASH = re.compile(r"(?<=[A-Z0-9])[\u2013\u2014](?=[IVX0-9]{1,4}\b)")
+# a table code whose "Table" word was set apart: "4. — Allotments", "II—1. — Dollar Claims"
+_BARE_CODE = re.compile(r"^\W{0,2}[A-Z0-9]{1,5}(?:-[A-Z0-9]{1,5})*\.\s*[-\u2013\u2014]+\s*")
+_FUZZY_UNIT_TAIL = re.compile(r"\s*\(([^()]{6,40})\)\s*$")
+
+
 def split_title(text: str) -> Title:
     """Table number, statement name and continuation mark of a printed title."""
-    t = " ".join((text or "").split())
+    t = _CODE_DASH.sub("-", " ".join((text or "").split()))
     number = ""
     m = _NUMBER.match(t)
     if m:
         number = m.group("num").rstrip(".-\u2013\u2014")
         t = t[m.end() :]
+    else:
+        bare = _BARE_CODE.match(t)
+        if bare:
+            number, t = bare.group(0).strip(" .-\u2013\u2014"), t[bare.end() :]
     t = _UNIT_TAIL.sub("", t)
+    tail = _FUZZY_UNIT_TAIL.search(t)
+    if tail and fuzz.partial_ratio("in millions of dollars", tail.group(1).lower()) >= 75:
+        t = t[: tail.start()]  # an OCR-mangled unit: "(Ia millioas of dollare)"
     continued = False
     while True:
         stripped = _CONTINUED.sub("", t)

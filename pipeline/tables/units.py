@@ -91,7 +91,9 @@ def is_unit_line(text: str) -> bool:
     stripped = " ".join((text or "").split())
     if not stripped or read_unit(stripped) is None:
         return False
-    opens = stripped[0] in "([" or stripped.lower().startswith(("in ", "dollar", "amount"))
+    opens = stripped[0] in "([" or stripped.lower().startswith(
+        ("in ", "dollar", "amount", "position", "par value", "thousand", "million", "billion")
+    )
     # a long unit line carries a note ("In millions of dollars; negative figures ...")
     return opens and (len(stripped) <= 110 or read_unit(stripped[:40]) is not None)
 
