@@ -44,4 +44,5 @@ RULES = (
     "contaminated",
     "unconfirmed_input",
     "unreadable_label",
+    "question_mismatch",
 )

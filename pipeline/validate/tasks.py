@@ -8,7 +8,8 @@ sandbox's static rules); ``no_known_wrong``; ``known_wrong_inside_interval``;
 printed elsewhere in the archive); ``unconfirmed_input`` (a source cell no total of its
 table confirms). Two more guard the drafter itself: ``interval_too_wide`` (wider than
 one unit of the asked precision) and ``drafter_key_mismatch`` (the oracle's key differs
-from the key the drafter computed).
+from the key the drafter computed). ``question_mismatch``: the question, read on its own
+(``pipeline.validate.reading``), cannot be read or disagrees with the cells its oracle reads.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pipeline.validate.connection import connect
 from pipeline.validate.contamination import contamination_hits
 from pipeline.validate.dedupe import duplicate_sources, near_duplicate_questions
 from pipeline.validate.labels import label_problem
+from pipeline.validate.reading import ReadingContext, question_reasons
 from pipeline.validate.schemas import TASKS_SCHEMA
 
 
@@ -126,6 +128,7 @@ def validate_drafts(
     )
 
     reasons: dict[int, list[str]] = {}
+    read_cells = ReadingContext.load(warehouse_dir, drafts)
     for n, draft in enumerate(rows):
         result = results.get(draft["task_id"]) if draft["task_id"] in runnable else None
         found = (
@@ -136,6 +139,7 @@ def validate_drafts(
             found.append("no_known_wrong: the draft lists no known-wrong answer")
         found += interval_reasons(draft, result)
         found += label_reasons(draft)
+        found += question_reasons(draft, read_cells)
         found += list(draft.get("problems") or [])
         reasons[n] = found
 

@@ -108,7 +108,8 @@ def validated(tmp_path_factory) -> dict:
             sources=[customs_src],
             expected_answer=None,
             known_wrong=[{"value": "1", "reason": "r", "family": "other_base"}],
-            question=f"What was {item} in fiscal year 1947, in millions of dollars? Whole number.",
+            question=f"What was {item} in fiscal year 1947 (table: Budget receipts by source)? "
+            "Answer in millions of dollars. Give a whole number.",
         ),
         "near_b": _variant(
             read,
@@ -118,7 +119,8 @@ def validated(tmp_path_factory) -> dict:
             sources=[reprint_src],
             expected_answer=None,
             known_wrong=[{"value": "1", "reason": "r", "family": "other_base"}],
-            question=f"What was {item} in fiscal year 1947, in millions of dollars?  Whole number!",
+            question=f"What was {item} in fiscal year 1947 (table: Budget receipts by source)?  "
+            "Answer in millions of dollars.  Give a whole number.",
         ),
         "unconfirmed": _variant(summed, "case_unconfirmed", kind="difference"),
     }
