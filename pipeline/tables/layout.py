@@ -165,7 +165,12 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     if len(figures) >= 2 and _header_figures(figures, height):
         return RowLine(line, "header")
     prose = any(len(c.text.split()) >= 3 for c in values if not c.is_number)
-    if figures and (label or len(figures) >= 2) and not prose:
+    # a head line whose only "figure" is a dash OCR made of a rule, among words spread
+    # over the columns ("Month Boston Philadelphia _ Baltimore ... Total")
+    heads = not any(re.search(r"\d", c.text) for c in figures) and (
+        sum(not c.is_number for c in values) >= 2
+    )
+    if figures and (label or len(figures) >= 2) and not prose and not heads:
         return RowLine(line, "body", label, values)
     return RowLine(line, "text")
 
