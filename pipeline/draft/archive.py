@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import lru_cache
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -328,6 +329,7 @@ def build_archive(
     return Archive(out, printings, unique, dict(printed)), notes
 
 
+@lru_cache(maxsize=200_000)
 def fact_problems(fact: Fact) -> list[str]:
     """Why a question about this fact could not be stated exactly (empty when it can)."""
     problems = []

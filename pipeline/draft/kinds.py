@@ -9,6 +9,7 @@ unit and the precision. Adding a kind is adding a decorated function here.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -68,10 +69,13 @@ def _amount_places(facts: tuple[Fact, ...]) -> int:
 def _sample(rng: random.Random, candidates: list, k: int = PER_TABLE) -> list:
     """``k`` candidates, those a question can state exactly first (the others are
     drafted only to fill up, and are rejected with their reasons)."""
-    clean = [c for c in candidates if not _problems(c)]
-    picked = rng.sample(clean, min(k, len(clean)))
-    rest = [c for c in candidates if _problems(c)]
-    return picked + rng.sample(rest, min(k - len(picked), len(rest)))
+    picked: list = []
+    rest: list = []
+    for candidate in rng.sample(candidates, len(candidates)):
+        if len(picked) >= k:
+            break
+        (rest if _problems(candidate) else picked).append(candidate)
+    return picked + rest[: k - len(picked)]
 
 
 def _inputs(candidate) -> tuple[Fact, ...]:
@@ -231,6 +235,19 @@ def change_between_periods(
         yield _spec("change_between_periods", "change", inputs, question, inputs[0].unit, places)
 
 
+_TOTAL_AT = re.compile(r":r(\d+)c(\d+)$")
+
+
+def _totals(whole: Fact, part: Fact) -> bool:
+    """``whole`` is the total of an identity that ``part`` is a member of (identity ids
+    end in the total's position, ``...:r{row}c{col}``)."""
+    for ident in set(part.identity_ids) & set(whole.identity_ids):
+        m = _TOTAL_AT.search(ident)
+        if m and (int(m.group(1)), int(m.group(2))) == (whole.row_idx, whole.col_idx):
+            return True
+    return False
+
+
 @task_kind("share_of_total")
 def share_of_total(
     archive: Archive, table: StatementTable, rng: random.Random
@@ -254,7 +271,7 @@ def share_of_total(
                 part = table.fact(m, period)
                 if part is None or not archive.is_latest(part) or part.value == 0:
                     continue
-                if set(part.identity_ids) & set(whole.identity_ids):
+                if _totals(whole, part):
                     candidates.append((part, whole))
     for inputs in _sample(rng, candidates):
         question = phrase(

@@ -183,10 +183,12 @@ def _table(
                 "y1": box[3],
             }
         )
+        # ids as the anchor stage writes them: kind, axis, and the total's position
+        n_items = len(items)
         identity = (
-            f"{table_id}:col_total:c{c}"
+            f"{table_id}:col_total:down:r{n_items}c{c}"
             if statement == "receipts"
-            else f"{table_id}:row_total:r{r}"
+            else f"{table_id}:row_total:across:r{r}c{n_items}"
         )
         contradicted = printed != true
         anchored.append(
@@ -216,10 +218,10 @@ def _table(
         total_pos = (n, k) if statement == "receipts" else (k, n)
         total = grid[total_pos][1]
         members_sum = sum(grid[m][1] for m in members)
-        kind, tag = ("col_total", f"c{k}") if statement == "receipts" else ("row_total", f"r{k}")
+        kind, axis = ("col_total", "down") if statement == "receipts" else ("row_total", "across")
         identities.append(
             {
-                "identity_id": f"{table_id}:{kind}:{tag}",
+                "identity_id": f"{table_id}:{kind}:{axis}:r{total_pos[0]}c{total_pos[1]}",
                 "table_id": table_id,
                 "kind": kind,
                 "total_row_idx": total_pos[0],

@@ -106,7 +106,7 @@ def truth_warehouse(warehouse_dir: Path, truth_dir: Path, out_dir: Path) -> Path
             row_idx=pl.concat_list("member_rows", "total_row_idx"),
             col_idx=pl.concat_list("member_cols", "total_col_idx"),
         )
-        .explode("row_idx", "col_idx")
+        .explode("row_idx", "col_idx", empty_as_null=False)
         .join(cells.select(key).with_columns(present=pl.lit(True)), on=key, how="left")
         .group_by("identity_id")
         .agg(complete=pl.col("present").fill_null(False).all())
