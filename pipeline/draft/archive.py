@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from functools import lru_cache
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 
 import polars as pl
 
