@@ -42,3 +42,21 @@ def built(tmp_path_factory):
     lf = LedgerForge(data_root=str(root / "data"), scan_sources=f"synth={corpus.root}")
     result = dg.materialize([*all_assets, *all_checks], resources={"lf": lf})
     return root, corpus, lf, result
+
+
+@pytest.fixture(scope="session")
+def layout_corpus(tmp_path_factory):
+    """A generated corpus that prints every layout of ``pipeline.synth.statements.RECIPES``
+    (seed 7, 2 volumes of 8 series: one full recipe cycle per volume) on clear pages
+    (150 and 120 dpi), for the per-layout semantics scores of tests/synth and tests/tables."""
+    from pipeline.synth.scans import generate_scans
+
+    root = tmp_path_factory.mktemp("layouts")
+    return generate_scans(
+        root / "scans",
+        seed=7,
+        volumes=2,
+        tables_per_volume=8,
+        dpi_choices=(150, 120),
+        progress=False,
+    )

@@ -69,7 +69,19 @@ def perfect_reading(truth_dir: str | Path) -> dict[str, pl.DataFrame]:
         x1=900.0 + 300 * pl.col("col_idx"),
         y1=440.0 + 50 * pl.col("row_idx"),
     )
-    tables, cells = annotate(tables.with_columns(unit_printed=pl.col("unit")), cells)
+    # what a perfect table stage reads off the page: the unit line under the title (the
+    # title, a column head or the page head carry the unit in the other layouts)
+    unit_line = (
+        pl.when(pl.col("unit_source") == "unit_line").then(pl.col("unit")).otherwise(pl.lit(""))
+    )
+    tables = tables.with_columns(
+        unit=unit_line,
+        unit_printed=unit_line,
+        page_head=pl.when(pl.col("page_head") != "")
+        .then(pl.concat_list(pl.col("page_head")))
+        .otherwise(pl.lit([], pl.List(pl.String))),
+    )
+    tables, cells = annotate(tables, cells)
     return {
         "documents": documents,
         "tables": _conform(tables, TABLES_SCHEMA),

@@ -65,9 +65,10 @@ class TableBlock:
     col_w: list[int] = field(default_factory=list)
     gap: int = 0
     leaf_lines: list[list[str]] = field(default_factory=list)
-    spans: list[tuple[int, int, list[str]]] = field(default_factory=list)  # first, last, lines
+    # spanning headers per level, top level first: (first col, last col, wrapped lines)
+    tiers: list[list[tuple[int, int, list[str]]]] = field(default_factory=list)
+    tier_lines: list[int] = field(default_factory=list)  # header lines each tier takes
     stub_lines: list[str] = field(default_factory=list)
-    span_tier: int = 0  # header lines taken by spanning headers
     header_lines: int = 0
     height: int = 0
 
@@ -97,6 +98,11 @@ class TableBlock:
     def indent_px(self) -> int:
         return round(self.body.getlength("MM"))
 
+    @property
+    def span_tier(self) -> int:
+        """Header lines taken by spanning headers (all levels)."""
+        return sum(self.tier_lines)
+
     def _layout(self) -> bool:
         """Compute column widths and height; False when the table is wider than the page."""
         t, f = self.table, self.body
@@ -111,10 +117,7 @@ class TableBlock:
             width = max(num_w[c], words, min_w)
             self.leaf_lines.append(_wrap(path[-1], f, width))
             self.col_w.append(round(width))
-        label_w = max(
-            ind * self.indent_px + f.getlength(lb)
-            for lb, ind in zip(t.row_labels, t.row_indents, strict=True)
-        )
+        label_w = max(pl.indent * self.indent_px + f.getlength(pl.text) for pl in t.print_lines)
         self.stub_lines = _wrap(
             t.stub_head,
             f,
@@ -129,36 +132,40 @@ class TableBlock:
         spare = CONTENT_W - natural
         self.gap = base_gap + min(spare // max(n, 1), 3 * base_gap)
         self.label_w += CONTENT_W - (self.label_w + sum(self.col_w) + self.gap * n)
-        self.spans = []
-        c = 0
-        while c < n:
-            path = t.col_paths[c]
-            if len(path) == 2:
-                last = c
-                while (
-                    last + 1 < n
-                    and len(t.col_paths[last + 1]) == 2
-                    and t.col_paths[last + 1][0] == path[0]
-                ):
-                    last += 1
-                span_w = sum(self.col_w[c : last + 1]) + self.gap * (last - c)
-                self.spans.append((c, last, _wrap(path[0], f, span_w)))
-                c = last + 1
-            else:
-                c += 1
-        span_tier = max((len(s[2]) for s in self.spans), default=0)
+        depth = max(len(p) for p in t.col_paths)
+        self.tiers, self.tier_lines = [], []
+        for level in range(depth - 1):
+            spans = []
+            c = 0
+            while c < n:
+                path = t.col_paths[c]
+                if len(path) > level + 1:
+                    last = c
+                    while (
+                        last + 1 < n
+                        and len(t.col_paths[last + 1]) > level + 1
+                        and t.col_paths[last + 1][: level + 1] == path[: level + 1]
+                    ):
+                        last += 1
+                    span_w = sum(self.col_w[c : last + 1]) + self.gap * (last - c)
+                    spans.append((c, last, _wrap(path[level], f, span_w)))
+                    c = last + 1
+                else:
+                    c += 1
+            if spans:
+                self.tiers.append(spans)
+                self.tier_lines.append(max(len(s[2]) for s in spans))
         leaf_tier = max(max(len(x) for x in self.leaf_lines), len(self.stub_lines))
-        self.header_lines = span_tier + leaf_tier
-        self.span_tier = span_tier
+        self.header_lines = self.span_tier + leaf_tier
         note_lh = round(self.lh * 0.85)
         self.height = (
             round(self.lh * 1.2)  # title
-            + self.lh  # unit line
+            + (self.lh if t.unit else 0)  # unit line
             + self.lh // 3
             + self.header_lines * self.lh
-            + self.lh // 2 * (1 if span_tier else 0)
+            + self.lh // 2 * len(self.tiers)
             + self.lh // 2
-            + len(t.cells) * self.lh
+            + len(t.print_lines) * self.lh
             + self.lh // 3
             + len(t.footnote_lines) * note_lh
         )
@@ -179,22 +186,31 @@ class TableBlock:
         y = top
         draw.text(((left + right) / 2, y), t.title, font=title_f, fill=0, anchor="ma")
         y += round(lh * 1.2)
-        draw.text(((left + right) / 2, y), t.unit, font=f, fill=0, anchor="ma")
-        y += lh + lh // 3
+        if t.unit:
+            draw.text(((left + right) / 2, y), t.unit, font=f, fill=0, anchor="ma")
+            y += lh
+        y += lh // 3
         rule = max(2, lh // 18)
         draw.line([(left, y - lh // 6), (right, y - lh // 6)], fill=0, width=rule)
         header_top = y
-        for first, last, lines in self.spans:
-            x0 = self.col_right(left, first) - self.col_w[first]
-            x1 = self.col_right(left, last)
-            offset = (self.span_tier - len(lines)) * lh
-            for i, text in enumerate(lines):
-                draw.text(
-                    ((x0 + x1) / 2, header_top + offset + i * lh), text, font=f, fill=0, anchor="ma"
-                )
-            uy = header_top + self.span_tier * lh + lh // 8
-            draw.line([(x0, uy), (x1, uy)], fill=0, width=max(1, rule // 2))
-        bottom = header_top + self.header_lines * lh + (lh // 2 if self.span_tier else 0)
+        tier_top = header_top
+        for spans, n_lines in zip(self.tiers, self.tier_lines, strict=True):
+            for first, last, lines in spans:
+                x0 = self.col_right(left, first) - self.col_w[first]
+                x1 = self.col_right(left, last)
+                offset = (n_lines - len(lines)) * lh
+                for i, text in enumerate(lines):
+                    draw.text(
+                        ((x0 + x1) / 2, tier_top + offset + i * lh),
+                        text,
+                        font=f,
+                        fill=0,
+                        anchor="ma",
+                    )
+                uy = tier_top + n_lines * lh + lh // 8
+                draw.line([(x0, uy), (x1, uy)], fill=0, width=max(1, rule // 2))
+            tier_top += n_lines * lh + lh // 2
+        bottom = header_top + self.header_lines * lh + lh // 2 * len(self.tiers)
         for c, lines in enumerate(self.leaf_lines):
             cx = self.col_right(left, c) - self.col_w[c] / 2
             start = bottom - len(lines) * lh
@@ -209,11 +225,12 @@ class TableBlock:
         y = bottom + lh // 6
         draw.line([(left, y), (right, y)], fill=0, width=rule)
         y += lh // 3
-        for r, row in enumerate(t.cells):
-            x = left + t.row_indents[r] * self.indent_px
-            draw.text((x, y), t.row_labels[r], font=f, fill=0, anchor="la")
-            for c, cell in enumerate(row):
-                draw.text((self.col_right(left, c), y), cell.text, font=f, fill=0, anchor="ra")
+        for pl in t.print_lines:
+            x = left + round(pl.indent * self.indent_px)
+            draw.text((x, y), pl.text, font=f, fill=0, anchor="la")
+            if pl.row is not None:
+                for c, cell in enumerate(t.cells[pl.row]):
+                    draw.text((self.col_right(left, c), y), cell.text, font=f, fill=0, anchor="ra")
             y += lh
         draw.line([(left, y + lh // 8), (right, y + lh // 8)], fill=0, width=rule)
         box_bottom = y + lh // 8
@@ -223,6 +240,50 @@ class TableBlock:
             draw.text((left, y), text, font=self.note, fill=0, anchor="la")
             y += note_lh
         return left, top, right, box_bottom
+
+
+CHART_H = int(1.7 * HI_DPI)  # bars, baseline and legend line
+PAGE_HEAD_H = round(BODY_PT * HI_DPI / 72 * 1.45 * 1.6)
+LEGENDS = (
+    ("Receipts", "Expenditures", "Deficit"),
+    ("Marketable", "Nonmarketable", "Special issues", "Other"),
+    ("Individual", "Corporation", "Excise", "Customs", "Other"),
+    ("Budget", "Trust funds", "Public debt", "Cash balance"),
+)
+
+
+def draw_chart(draw: ImageDraw.ImageDraw, top: int, rng: np.random.Generator) -> int:
+    """A small bar chart (grouped bars over a baseline, no figures) with a legend line of
+    3-5 short names spread across the page width; returns the height it took."""
+    names = LEGENDS[int(rng.integers(len(LEGENDS)))]
+    k = len(names)
+    left, right = MARGIN + HI_DPI // 4, MARGIN + CONTENT_W - HI_DPI // 4
+    base_y = top + int(1.15 * HI_DPI)
+    groups = int(rng.integers(5, 8))
+    slot = (right - left) / groups
+    bar_w = slot * 0.7 / k
+    shades = [60, 120, 170, 210, 90]
+    for g in range(groups):
+        for i in range(k):
+            h = int(rng.uniform(0.2, 1.0) * HI_DPI)
+            x0 = left + g * slot + slot * 0.15 + i * bar_w
+            draw.rectangle([x0, base_y - h, x0 + bar_w - 2, base_y], fill=shades[i], outline=0)
+    draw.line([(left, base_y), (right, base_y)], fill=0, width=3)
+    f = font(SERIF, BODY_PT)
+    legend_y = base_y + int(0.2 * HI_DPI)
+    sw = round(BODY_PT * HI_DPI / 72 * 0.8)
+    cell = (right - left) / k
+    for i, name in enumerate(names):
+        x = left + i * cell + cell / 2 - (sw + 12 + f.getlength(name)) / 2
+        draw.rectangle([x, legend_y + 4, x + sw, legend_y + 4 + sw], fill=shades[i], outline=0)
+        draw.text((x + sw + 12, legend_y), name, font=f, fill=0, anchor="la")
+    return CHART_H
+
+
+def draw_page_head(draw: ImageDraw.ImageDraw, top: int, text: str) -> int:
+    """The unit printed once at the head of the page, for every table on it."""
+    draw.text((PAGE_W / 2, top), text, font=font(SERIF, BODY_PT), fill=0, anchor="ma")
+    return PAGE_HEAD_H
 
 
 def blank_page() -> tuple[Image.Image, ImageDraw.ImageDraw]:

@@ -26,15 +26,19 @@ from rich.progress import Progress
 from pipeline.synth.render import (
     BODY_BOTTOM,
     BODY_TOP,
+    CHART_H,
     HI_DPI,
     PAGE_H_PT,
+    PAGE_HEAD_H,
     PAGE_W_PT,
     TABLE_GAP,
     ScanQuality,
     TableBlock,
     blank_page,
     degrade,
+    draw_chart,
     draw_contents,
+    draw_page_head,
     draw_quality,
     draw_running_head,
     png_bytes,
@@ -48,7 +52,7 @@ from pipeline.synth.statements import (
 )
 from pipeline.synth.truth import TRUTH_SCHEMAS, read_truth, truth_frame
 
-GENERATOR_VERSION = 4  # bump whenever output bytes change, so default_corpus regenerates
+GENERATOR_VERSION = 5  # bump whenever output bytes change, so default_corpus regenerates
 # Fixed PDF metadata: no wall-clock dates, so identical inputs give identical bytes.
 PDF_DATE = "D:20000101000000Z"
 DEFAULT_PARAMS: dict[str, object] = {
@@ -91,6 +95,8 @@ class PageJob:
     noise_seed: list[int]
     contents: list[tuple[str, int]] = field(default_factory=list)
     tables: list[StatementTable] = field(default_factory=list)
+    page_head: str = ""  # a unit line printed once at the head of the page
+    chart: bool = False  # a bar chart above the first table
 
 
 def generate_scans(
@@ -242,19 +248,46 @@ def _existing(out_dir: Path, seed: int, params: dict[str, object]) -> ScanCorpus
 def _page_jobs(
     bulletin: Bulletin, seed: int, dpi_choices: tuple[int, ...], tables_per_page: int
 ) -> list[PageJob]:
-    """Paginate a volume: the contents page, then tables packed top to bottom."""
+    """Paginate a volume: the contents page, then tables packed top to bottom.
+
+    A table with a chart, the second part of a continued table and a table whose unit is
+    printed at the head of the page start a page; the first part of a continued table
+    ends one. A table that prints the same unit line may join a page-head page, and then
+    prints no unit line of its own.
+    """
     pages: list[list[StatementTable]] = []
+    heads: list[str] = []
+    charts: list[bool] = []
     used = BODY_BOTTOM  # forces a new page for the first table
+    closed = True
     for table in bulletin.tables:
         height = TableBlock.fit(table).height
-        fits = used + TABLE_GAP + height <= BODY_BOTTOM
-        if not pages or not fits or len(pages[-1]) >= tables_per_page:
-            pages.append([table])
-            used = BODY_TOP + height
-        else:
+        alone = table.chart or table.part == 2 or table.unit_place == "page_head"
+        joins = not (alone or closed or not pages or len(pages[-1]) >= tables_per_page)
+        if joins and heads[-1]:
+            joins = table.unit_place == "line" and table.spec.unit == heads[-1]
+            if joins:
+                table.unit_place, table.unit = "page_head", ""
+                height = TableBlock.fit(table).height
+                if used + TABLE_GAP + height > BODY_BOTTOM:
+                    table.unit_place, table.unit = "line", table.spec.unit
+                    joins = False
+        if joins and used + TABLE_GAP + height <= BODY_BOTTOM:
             pages[-1].append(table)
             used += TABLE_GAP + height
-    contents = [(t.title, 2 + i) for i, page in enumerate(pages) for t in page]
+        else:
+            pages.append([table])
+            heads.append(table.spec.unit if table.unit_place == "page_head" else "")
+            charts.append(table.chart)
+            used = BODY_TOP + height + (CHART_H if table.chart else 0)
+            used += PAGE_HEAD_H if heads[-1] else 0
+        closed = table.part == 1
+    contents = [
+        (f"Table {t.spec.table_no}.- {t.statement}", 2 + i)
+        for i, page in enumerate(pages)
+        for t in page
+        if not t.continued
+    ]
     jobs = []
     for page_no in range(1, len(pages) + 2):
         rng = np.random.default_rng([seed, stable_key("page", bulletin.volume, page_no)])
@@ -270,6 +303,8 @@ def _page_jobs(
                 noise_seed=[seed, stable_key("noise", bulletin.volume, page_no)],
                 contents=contents if page_no == 1 else [],
                 tables=pages[page_no - 2] if page_no > 1 else [],
+                page_head=heads[page_no - 2] if page_no > 1 else "",
+                chart=charts[page_no - 2] if page_no > 1 else False,
             )
         )
     return jobs
@@ -288,6 +323,10 @@ def render_page(job: PageJob) -> tuple[bytes, list[tuple[int, int, int, int]]]:
         img, draw = blank_page()
         draw_running_head(draw, job.issue_title, job.page_no)
         top = BODY_TOP
+        if job.page_head:
+            top += draw_page_head(draw, top, job.page_head)
+        if job.chart:
+            top += draw_chart(draw, top, np.random.default_rng([*job.noise_seed, 1]))
         for table in job.tables:
             block = TableBlock.fit(table)
             boxes.append(block.draw(draw, top))
@@ -362,8 +401,14 @@ def _truth_rows(
                 "volume": job.volume,
                 "series_id": table.spec.series_id,
                 "title": table.title,
-                "unit": table.unit,
-                "unit_multiplier": table.spec.unit_multiplier,
+                "statement": table.statement,
+                "continued": table.continued,
+                "unit": table.unit_printed,
+                "unit_words": table.unit_words,
+                "unit_multiplier": table.unit_multiplier,
+                "unit_source": table.unit_source,
+                "page_head": job.page_head,
+                "layout": table.tags(),
                 "stub_head": table.stub_head,
                 "n_rows": len(table.cells),
                 "n_cols": len(table.col_paths),
@@ -379,6 +424,7 @@ def _truth_rows(
         d = table.spec.decimals
         for row in table.cells:
             for cell in row:
+                p = cell.period
                 rows["truth_cells"].append(
                     {
                         **where,
@@ -394,6 +440,13 @@ def _truth_rows(
                         "misprint": cell.misprint,
                         "revised": cell.revised,
                         "footnote": cell.footnote,
+                        "row_label_printed": table.printed_label(cell.row_idx),
+                        "row_parent": table.row_parents[cell.row_idx],
+                        "period_kind": p.kind if p else None,
+                        "period_start": p.start if p else None,
+                        "period_end": p.end if p else None,
+                        "period_text": p.text if p else None,
+                        "dimension": cell.dimension or None,
                     }
                 )
         for ident in table.identities:

@@ -32,13 +32,28 @@ TRUTH_TABLES_SCHEMA = {
     "page_no": pl.Int32,
     "table_no": pl.Int32,
     "series_id": pl.String,  # the same statement across volumes
-    "title": pl.String,  # as printed, e.g. "Table 3.- Budget Receipts by Source"
-    "unit": pl.String,  # unit line as printed, e.g. "(In millions of dollars)"
-    "unit_multiplier": pl.Int64,
+    # as printed, e.g. "Table 3.- Budget Receipts by Source", unit (title layout) and
+    # "(Continued)" included
+    "title": pl.String,
+    "statement": pl.String,  # the statement name: no number, unit or "(Continued)"
+    "continued": pl.Boolean,  # the title says "(Continued)"
+    # the unit as printed where the page prints it (unit line, title, column head or
+    # page head), e.g. "(In millions of dollars)"; "" when the page prints none
+    "unit": pl.String,
+    "unit_words": pl.String,  # "millions of dollars", ...; "unknown" when none is printed
+    "unit_multiplier": pl.Int64,  # null when the page prints no unit
+    "unit_source": pl.String,  # unit_line | title | column_head | page_head | none
+    "page_head": pl.String,  # the unit line printed once at the head of the page, or ""
+    # the layouts this table shows (pipeline.synth.statements.StatementTable.tags), e.g.
+    # unit_title, quarters, year_to_date, cumulative, estimates, as_of, months,
+    # month_year_rows, dims, not_a_period, wrapped, hyphenated, headings, label_marks,
+    # chart, continued, classic
+    "layout": pl.List(pl.String),
     "stub_head": pl.String,  # the head of the label column as printed
     "n_rows": pl.Int32,  # body rows (header lines excluded)
     "n_cols": pl.Int32,  # value columns (label column excluded)
-    "row_labels": pl.List(pl.String),  # indentation dropped
+    # clean labels: indentation and footnote marks dropped, wrapped lines joined
+    "row_labels": pl.List(pl.String),
     "col_labels": pl.List(pl.String),  # header levels joined by " / "
     "has_misprint": pl.Boolean,
     # Extra: the table's box on the unskewed page in PDF points (title to bottom rule,
@@ -56,8 +71,10 @@ TRUTH_CELLS_SCHEMA = {
     "table_no": pl.Int32,
     "row_idx": pl.Int32,
     "col_idx": pl.Int32,
+    # the clean label: wrapped lines joined (a word broken at a hyphen made whole),
+    # footnote marks ("3/") dropped
     "row_label": pl.String,
-    "col_label": pl.String,
+    "col_label": pl.String,  # header levels as printed joined by " / "
     "printed_text": pl.String,  # exactly as printed, marks included, e.g. "r(1,234) 1/"
     "printed_value_str": pl.String,  # the number printed; "0" for a dash
     "true_value_str": pl.String,  # differs from printed only on a misprint
@@ -65,6 +82,18 @@ TRUTH_CELLS_SCHEMA = {
     "misprint": pl.Boolean,
     "revised": pl.Boolean,  # carries an "r" mark
     "footnote": pl.String,  # "1/", "2/", "*" or ""
+    "row_label_printed": pl.String,  # the label's printed lines joined by "\n", marks kept
+    "row_parent": pl.String,  # the stub heading ("Internal revenue") the row sits under, or ""
+    # the period a question about this cell states (pipeline.tables.periods kinds):
+    # fiscal_year, quarter, month, year_to_date (end null: the page prints no end),
+    # cumulative_to_date (start null), as_of_date, estimate, or not_a_period for a cell
+    # whose labels carry years that are not periods (bond maturities "1960-65"); null
+    # where nothing dates the cell (a "Total" column over the periods)
+    "period_kind": pl.String,
+    "period_start": pl.Date,
+    "period_end": pl.Date,
+    "period_text": pl.String,
+    "dimension": pl.String,  # what the column measures where a period has several; else null
 }
 
 TRUTH_IDENTITIES_SCHEMA = {
@@ -87,6 +116,10 @@ TRUTH_REVISIONS_SCHEMA = {
     "first_value_str": pl.String,
     "revised_volume": pl.String,  # the volume that printed the revised value (marked "r")
     "revised_value_str": pl.String,
+    # row and column labels of the earlier printing (row_label / col_label are the revised
+    # printing's; they differ where a month row carries its year in one volume only)
+    "first_row_label": pl.String,
+    "first_col_label": pl.String,
 }
 
 TRUTH_SCHEMAS = {

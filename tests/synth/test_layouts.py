@@ -1,0 +1,222 @@
+"""Real bulletin layouts in the generated corpus: every layout is printed, its truth says
+what a careful reader sees (statement, unit and where it is printed, each cell's period
+and dimension, clean row labels and parents), and a perfect reading of the page scores
+1.0 on every layout through the pipeline's semantics (pipeline.tables.semantics)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import date
+
+import polars as pl
+import pytest
+
+from pipeline.synth.layout_scores import METRICS, score_layouts
+from pipeline.synth.reading import perfect_reading
+from pipeline.synth.scans import DEFAULT_PARAMS
+from pipeline.synth.statements import (
+    HYPHENATION,
+    LONG_LABELS,
+    RECIPE_CYCLE,
+    RECIPES,
+    build_bulletins,
+    make_specs,
+    wrap_label,
+)
+from pipeline.tables.labels import join_wrapped
+
+LAYOUTS = {
+    # where the unit is printed
+    "unit_line",
+    "unit_title",
+    "unit_column_head",
+    "unit_page_head",
+    "unit_none",
+    # which periods the columns or rows print
+    "fiscal_years",
+    "quarters",
+    "year_to_date",
+    "cumulative",
+    "estimates",
+    "as_of",
+    "months",
+    "month_year_rows",
+    "dims",
+    "not_a_period",
+    # the stub
+    "wrapped",
+    "hyphenated",
+    "headings",
+    "label_marks",
+    # the page
+    "chart",
+    "continued",
+    "classic",
+}
+
+
+def test_default_corpus_prints_every_layout_at_a_modest_rate() -> None:
+    p = DEFAULT_PARAMS
+    bulletins, _ = build_bulletins(
+        7,
+        int(p["volumes"]),
+        int(p["tables_per_volume"]),
+        first_issue=tuple(p["first_issue"]),
+        months_between_volumes=int(p["months_between_volumes"]),
+    )
+    seen = Counter(tag for b in bulletins for t in b.tables for tag in set(t.tags()))
+    assert LAYOUTS <= set(seen), LAYOUTS - set(seen)
+    # each recipe on one series of the cycle, the classic layout on the others
+    specs = make_specs(7, int(p["tables_per_volume"]))
+    recipes = Counter(s.layout.recipe for s in specs)
+    assert {r: recipes[r] for r in RECIPES} == dict.fromkeys(RECIPES, 1)
+    assert recipes[""] == int(p["tables_per_volume"]) - len(RECIPES) >= 3
+
+
+def test_a_partial_cycle_prints_fewer_recipes() -> None:
+    for n in (1, 2, 4, 5):
+        specs = make_specs(11, n)
+        n_recipes = sum(bool(s.layout.recipe) for s in specs)
+        assert n_recipes == round(len(RECIPES) * n / RECIPE_CYCLE)
+    assert sum(bool(s.layout.recipe) for s in make_specs(11, 16)) == 2 * len(RECIPES)
+
+
+@pytest.mark.parametrize("label", sorted(LONG_LABELS.values()))
+def test_wrapped_labels_read_back_whole(label: str) -> None:
+    for hyphenate in (False, True):
+        lines = wrap_label(label, hyphenate)
+        assert len(lines) == 2 and all(lines)
+        assert join_wrapped(list(lines)) == label
+        if lines[0].endswith("-"):
+            word = lines[0].split()[-1][:-1] + lines[1].split()[0]
+            assert word in HYPHENATION
+
+
+def _strip_title(title: str, unit: str, source: str) -> str:
+    name = re.sub(r"^Table \d+\.- ", "", title)
+    name = name.removesuffix(" (Continued)")
+    if source == "title":
+        name = name.removesuffix(" " + unit)
+    return name
+
+
+def test_truth_tables_record_statement_and_unit(layout_corpus) -> None:
+    tables = layout_corpus.truth("truth_tables")
+    assert LAYOUTS <= {tag for tags in tables["layout"] for tag in tags}
+    for t in tables.iter_rows(named=True):
+        where = f"{t['file_name']} p{t['page_no']} t{t['table_no']}"
+        assert t["statement"] == _strip_title(t["title"], t["unit"], t["unit_source"]), where
+        assert "(Continued)" not in t["statement"] and "dollars" not in t["statement"]
+        assert t["continued"] == t["title"].endswith("(Continued)") == ("continued" in t["layout"])
+        source = t["unit_source"]
+        assert f"unit_{source.removeprefix('unit_')}" in t["layout"]
+        assert (
+            (source == "none") == (t["unit_multiplier"] is None) == (t["unit_words"] == "unknown")
+        )
+        assert (t["page_head"] != "") == (source == "page_head"), where
+        if source == "title":
+            assert t["title"].endswith(t["unit"])
+        if source == "column_head":
+            assert all(label.startswith(t["unit"] + " / ") for label in t["col_labels"])
+        if source == "page_head":
+            assert t["unit"] == t["page_head"]
+        if source != "none":
+            scale = {1_000: "thousands", 1_000_000: "millions", 1_000_000_000: "billions"}
+            assert t["unit_words"] == f"{scale[t['unit_multiplier']]} of dollars"
+            assert scale[t["unit_multiplier"]] in t["unit"].lower()
+
+
+def _fiscal(fy: int) -> tuple[date, date]:
+    return date(fy - 1, 7, 1), date(fy, 6, 30)
+
+
+def test_truth_cells_record_periods_dimensions_labels_and_parents(layout_corpus) -> None:
+    tables = layout_corpus.truth("truth_tables").select(
+        "file_name", "page_no", "table_no", "layout"
+    )
+    cells = layout_corpus.truth("truth_cells").join(tables, on=["file_name", "page_no", "table_no"])
+    kinds = Counter()
+    for c in cells.iter_rows(named=True):
+        kind, start, end, tags = c["period_kind"], c["period_start"], c["period_end"], c["layout"]
+        kinds[kind] += 1
+        where = f"{c['file_name']} p{c['page_no']} t{c['table_no']} r{c['row_idx']}c{c['col_idx']}"
+        if kind in ("fiscal_year", "estimate"):
+            assert (start, end) == _fiscal(end.year), where
+        elif kind == "quarter":
+            assert start.day == 1 and start.month in (1, 4, 7, 10) and end.month == start.month + 2
+        elif kind == "month":
+            assert start.day == 1 and (end.year, end.month) == (start.year, start.month)
+        elif kind == "year_to_date":
+            assert start is not None and end is None  # the head prints no end ("to date")
+        elif kind == "cumulative_to_date":
+            assert start is None and end is not None
+            assert f"{end.day}, {end.year}" in c["col_label"]
+        elif kind == "as_of_date":
+            assert start == end
+        elif kind == "not_a_period":
+            assert start is None and end is None and "not_a_period" in tags
+            assert re.search(r"\d{4}-\d\d|%", c["row_label"]) or c["is_total"]
+        else:
+            assert kind is None and c["is_total"], where  # a Total over the periods
+        # a dimension only where one period has several value columns
+        if "dims" in tags:
+            assert c["dimension"] == c["col_label"].split(" / ")[-1]
+        else:
+            assert c["dimension"] is None
+        # the clean label: no footnote mark, no word broken at a hyphen, lines joined
+        label, printed = c["row_label"], c["row_label_printed"]
+        assert not re.search(r"(^|\s)\d/", label) and not label.endswith("-"), where
+        assert join_wrapped(re.sub(r" [34]/$", "", printed).split("\n")) == label
+        if "label_marks" not in tags:
+            assert not re.search(r" [34]/$", printed)
+        if c["row_parent"]:
+            assert "headings" in tags
+    assert {
+        "fiscal_year",
+        "quarter",
+        "month",
+        "year_to_date",
+        "cumulative_to_date",
+        "as_of_date",
+        "estimate",
+        "not_a_period",
+    } <= set(kinds)
+    # parents: the members and the subtotal of a group sit under its heading
+    headed = cells.filter(pl.col("layout").list.contains("headings"))
+    parents = headed.filter(pl.col("row_parent") != "")
+    assert parents.height > 0
+    assert parents.filter(pl.col("row_label").str.starts_with("Total ")).height > 0
+    # wrapped: two printed lines; hyphenated: a word broken at the line end
+    wrapped = cells.filter(pl.col("layout").list.contains("wrapped"))
+    assert wrapped.filter(pl.col("row_label_printed").str.contains("\n")).height > 0
+    assert wrapped.filter(pl.col("row_label_printed").str.contains(r"[a-z]-\n")).height > 0
+
+
+def test_month_rows_print_the_year_on_its_first_row_only(layout_corpus) -> None:
+    tables = layout_corpus.truth("truth_tables").filter(
+        pl.col("layout").list.contains("month_year_rows")
+    )
+    assert tables.height >= 2
+    for t in tables.iter_rows(named=True):
+        labels = t["row_labels"]
+        assert re.fullmatch(r"\d{4}-[A-Z][a-z]+", labels[0])  # "1949-July" (also when continued)
+        for prev, label in zip(labels, labels[1:], strict=False):
+            if label.startswith(("19", "20")):
+                assert prev.endswith("December") or "-" in label
+            else:
+                assert re.fullmatch(r"[A-Z][a-z]+", label)
+
+
+def test_perfect_reading_reads_every_layout(layout_corpus) -> None:
+    """Unit, period, dimension, statement (and labels, parents) are right on every layout
+    when the reading is perfect: the semantics rules themselves make no mistake."""
+    frames = perfect_reading(layout_corpus.truth_dir)
+    acc, items = score_layouts(
+        frames["tables"], frames["table_cells"], layout_corpus.truth_dir, frames["documents"]
+    )
+    assert LAYOUTS <= set(acc["layout"])
+    wrong = items.filter(~pl.col("ok"))
+    assert wrong.is_empty(), wrong.head(20)
+    for row in acc.iter_rows(named=True):
+        assert all(row[m] == 1.0 for m in METRICS), row
