@@ -17,7 +17,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import polars as pl
 
@@ -43,13 +43,14 @@ def period_of(row: dict) -> Period | None:
     )
 
 
-def series_key(title: str, item: str, unit: str = "") -> str:
-    """Match a series across volumes by statement title, item label and unit."""
+@cache
+def series_key(statement: str, item: str, unit: str = "") -> str:
+    """Match a series across volumes by statement name, item label and unit."""
 
     def norm(text: str) -> str:
         return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
-    return f"{norm(statement_name(title))}|{norm(item)}|{norm(unit)}"
+    return f"{norm(statement)}|{norm(item)}|{norm(unit)}"
 
 
 def item_words(label: str) -> str:
@@ -152,13 +153,20 @@ class Archive:
     unique_labels: set[tuple[str, str, str]]  # (table_id, row_label, col_label) unique pairs
     # series -> every period printed for it (anchored or not): a range must not skip one
     printed_periods: dict[str, dict[tuple, Period]] = field(default_factory=dict)
+    _latest: set | None = field(default=None, repr=False)  # positions of latest printings
 
     def latest(self, fact: Fact) -> Fact:
         """The latest printing of the fact's series and period (the latest revision)."""
         return self.printings[fact.series][fact.period.key][-1]
 
     def is_latest(self, fact: Fact) -> bool:
-        return self.latest(fact).position == fact.position
+        if self._latest is None:
+            self._latest = {
+                facts[-1].position
+                for by_period in self.printings.values()
+                for facts in by_period.values()
+            }
+        return fact.position in self._latest
 
     def earlier_printings(self, fact: Fact) -> list[Fact]:
         """Older printings of the same series and period whose value differs (revised)."""

@@ -165,17 +165,19 @@ def sum_rows(archive: Archive, table: StatementTable, rng: random.Random) -> Ite
         yield _spec("sum_rows", "sum", inputs, question, inputs[0].unit, places)
 
 
+def _latest_members(archive: Archive, table: StatementTable, period) -> list[Fact]:
+    """The table's member facts of one period that are the latest printing, in order."""
+    facts = (table.fact(m, period) for m in table.members())
+    return [f for f in facts if f is not None and archive.is_latest(f)]
+
+
 @task_kind("difference")
 def difference(archive: Archive, table: StatementTable, rng: random.Random) -> Iterator[TaskSpec]:
     """One member item minus another in the same period."""
-    members = table.members()
     candidates = []
     for period in table.periods:
-        for i, a in enumerate(members):
-            for b in members[i + 1 :]:
-                fa, fb = table.fact(a, period), table.fact(b, period)
-                if fa and fb and archive.is_latest(fa) and archive.is_latest(fb):
-                    candidates.append((fa, fb))
+        row = _latest_members(archive, table, period)
+        candidates += [(fa, fb) for i, fa in enumerate(row) for fb in row[i + 1 :]]
     for inputs in _sample(rng, candidates):
         places = _amount_places(inputs)
         question = phrase(
@@ -304,15 +306,11 @@ def percent_change(
             **_slots(inputs),
         )
         yield _spec("percent_change", "percent_change", inputs, question, PERCENT, PERCENT_PLACES)
-    members = table.members()
+
     excess = []
     for period in table.periods:
-        for a in members:
-            for b in members:
-                fa, fb = table.fact(a, period), table.fact(b, period)
-                if a != b and fa and fb and fb.value > 0 and fa.value > fb.value:
-                    if archive.is_latest(fa) and archive.is_latest(fb):
-                        excess.append((fa, fb))
+        row = _latest_members(archive, table, period)
+        excess += [(fa, fb) for fa in row for fb in row if fb.value > 0 and fa.value > fb.value]
     for inputs in _sample(rng, excess, 1):
         question = phrase(
             "excess",

@@ -21,6 +21,7 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 
 KINDS = (
     "calendar_year",
@@ -90,12 +91,12 @@ class Period:
     end: date | None
     text: str
 
-    @property
+    @cached_property
     def key(self) -> tuple[str, str, str]:
         """Identity of the period: two cells share a period only if kind and dates agree."""
         return (self.kind, _iso(self.start), _iso(self.end))
 
-    @property
+    @cached_property
     def order(self) -> tuple[str, str]:
         """Sort key: by end date, then start date."""
         return (_iso(self.end), _iso(self.start))
