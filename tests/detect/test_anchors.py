@@ -761,3 +761,19 @@ def test_text_layer_figures_are_never_repaired() -> None:
     assert "repaired" not in set(result.anchored_cells["status"])
     # nothing says which member is wrong, so the breaking column anchors nothing
     assert result.anchored_cells.filter(pl.col("row_idx") == 2).is_empty()
+
+
+def test_separator_slip_in_a_whole_number_table_anchors_nothing_from_it() -> None:
+    """OCR read "2,372" as "2.372" in a table of whole numbers: the cell's value is not
+    known, so the row total implies nothing for its neighbour (no 6869.312)."""
+    st = Statement(
+        "s.pdf", 1, 0, ["A", "B", "C", "Total"], ["1946", "1947", "Total"],
+        [[2166, 1000, 3166], [2372, 1100, 3472], [2316, 1200, 3516], [6854, 3300, 10154]],
+    )  # fmt: skip
+    st.printed = [line[:] for line in st.true]
+    result = find_anchors(*read([st], {(st.table_id, 1, 0): "2.372"}))
+    values = result.anchored_cells["value_str"].to_list()
+    assert all("." not in v for v in values), values
+    assert result.anchored_cells.filter(
+        (pl.col("row_idx") == 1) & (pl.col("col_idx") == 0)
+    ).is_empty()

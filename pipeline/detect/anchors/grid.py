@@ -169,6 +169,26 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
         grid = grid.with_columns(
             pl.col("is_dash", "revised", "row_total", "col_total", "text_layer").cast(bool)
         )
+    # "2.372" in a table of whole numbers is "2,372" with OCR's period for a comma: its
+    # value is unknown, so it neither anchors nor is anchored (a total would otherwise
+    # "imply" 6869.312 for a neighbour in a table printed in whole thousands)
+    modal = (
+        grid.filter(pl.col("v").is_not_null())
+        .group_by("tkey", "dec")
+        .len()
+        .sort("tkey", "len", "dec", descending=[False, True, False])
+        .unique("tkey", keep="first")
+        .select("tkey", modal_dec="dec")
+    )
+    slip = (pl.col("dec") == 3) & (pl.col("modal_dec") == 0) & ~pl.col("text_layer")
+    grid = (
+        grid.join(modal, on="tkey", how="left")
+        .with_columns(
+            v=pl.when(slip.fill_null(False)).then(None).otherwise("v"),
+            dec=pl.when(slip.fill_null(False)).then(0).otherwise("dec"),
+        )
+        .drop("modal_dec")
+    )
     return grid.with_columns(
         present=pl.col("v").is_not_null(),
         table_dec=pl.col("dec").max().over("tkey").fill_null(0),
