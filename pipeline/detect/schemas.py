@@ -34,7 +34,8 @@ ANCHORED_CELLS_SCHEMA = {
     "row_label": pl.String,
     "col_label": pl.String,
     "status": pl.String,  # confirmed | repaired | contradicted
-    "value_str": pl.String,  # the value to use: printed (confirmed), repaired reading, or implied by the total
+    # the value to use: printed (confirmed), repaired reading, or implied by the total
+    "value_str": pl.String,
     "printed_str": pl.String,  # the value as read from the page
     "implied_str": pl.String,  # for contradicted cells: total - sum(other members); else null
     "is_total": pl.Boolean,
