@@ -24,6 +24,7 @@ from pipeline.tables.labels import is_heading, join_wrapped, strip_marks
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
+from pipeline.tables.periods import repair_year_run
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.titles import is_legend, split_title, title_like
 from pipeline.tables.units import Unit, is_unit_line, table_unit
@@ -302,6 +303,7 @@ def read_table(
         placed_rows.append(placed)
         if headings and re.match(r"^\W*(grand\s+)?total\b", labels[-1], re.IGNORECASE):
             headings.pop()  # a total closes its group
+    labels = repair_year_run(labels)
     periods = cell_periods(col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines))
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):

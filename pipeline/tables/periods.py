@@ -381,3 +381,41 @@ def carry_years(labels: list[str]) -> list[str]:
         else:
             out.append(label)
     return out
+
+
+_YEAR_ONLY = re.compile(r"^\W*(1[89]\d\d|20\d\d)\W*\d?\W*$")
+_NOT_YEAR_ROW = re.compile(r"total|average|change|\bnet\b|estim|\best\b|percent", re.IGNORECASE)
+
+
+def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
+    """Year stubs OCR misread, restored from their neighbours.
+
+    A stub of consecutive years ("1958", "1959", ..., "1965") is an arithmetic run: row
+    ``i`` prints ``a + i``. When at least ``min_fit`` rows read as years on one such run
+    (and outnumber any other run), a row between two of them whose label is blank or
+    garbled ("19EL.", "W96hervccecc", "") takes the year its position implies. A row
+    that names a month or reads as words is never touched, and nothing is extrapolated
+    past the first or last year read.
+    """
+    years = {}
+    for i, label in enumerate(labels):
+        m = _YEAR_ONLY.match(label or "")
+        if m:
+            years[i] = int(m.group(1))
+    if len(years) < min_fit:
+        return labels
+    offsets = [y - i for i, y in years.items()]
+    best = max(set(offsets), key=offsets.count)
+    fit = sorted(i for i, y in years.items() if y - i == best)
+    if len(fit) < min_fit or offsets.count(best) <= len(offsets) / 2:
+        return labels
+    out = list(labels)
+    for j in range(fit[0] + 1, fit[-1]):
+        if j in years:
+            continue
+        label = (labels[j] or "").strip()
+        words = re.findall(r"[A-Za-z]{4,}", label)
+        if _MONTH.search(label) or len(words) > 1 or len(label) > 24 or _NOT_YEAR_ROW.search(label):
+            continue
+        out[j] = str(best + j)
+    return out
