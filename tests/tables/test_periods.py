@@ -87,7 +87,7 @@ def test_never_raises_on_ocr_noise(header: str, context: str) -> None:
 def test_year_stub_misreads_restored_from_their_neighbours() -> None:
     from pipeline.tables.periods import repair_year_run
 
-    read = ["1958.", "", "1960", "19EL.", "", "T9OB.", "W96hervcceccc", "1965.", "1966-July", "Aug."]
+    read = ["1958.", "", "1960", "19EL.", "", "T9OB.", "W96hervcc", "1965.", "1966-July", "Aug."]
     assert repair_year_run(read)[:8] == ["1958.", "1959", "1960", "1961", "1962", "1963", "1964", "1965."]  # noqa: E501
     assert repair_year_run(read)[8:] == ["1966-July", "Aug."]
     # months between years, a total row, and item stubs are left alone
