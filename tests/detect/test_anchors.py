@@ -530,8 +530,9 @@ def test_acceptance_on_mixed_corpus(tmp_path: Path) -> None:
                 misreads[(st.table_id, r, c)] = wrong
     result = find_anchors(*read(statements, misreads))
     scores = evaluate_anchors(result, tmp_path / "t", write_truth(statements, tmp_path / "t"))
-    assert scores["precision"] >= 0.99
-    assert scores["recall"] >= 0.8
+    # measured: precision 1.0 (3030 anchored cells), recall 0.998 (3030 of 3037)
+    assert scores["precision"] >= 0.995, scores
+    assert scores["recall"] >= 0.98, scores
     assert scores["repairs_correct"] == scores["repairs"] > 0
     # only misprints in tables with a total column can be pinned to one cell
     crossed = [s for s in statements if s.misprint and s.col_labels[-1] == "Total"]
@@ -548,8 +549,9 @@ def test_perfect_reading_of_synth_corpus(tmp_path: Path) -> None:
     documents = reading["documents"]
     result = find_anchors(reading["tables"], reading["table_cells"])
     scores = evaluate_anchors(result, corpus_.truth_dir, documents)
-    assert scores["precision"] >= 0.99
-    assert scores["recall"] >= 0.8
+    # measured: precision and recall 1.0 (855 cells in identities)
+    assert scores["precision"] >= 0.995, scores
+    assert scores["recall"] >= 0.99, scores
     assert scores["repairs_correct"] == scores["repairs"]
     # most misprints sit in tables with totals in one direction only: the other
     # printings (or a transposition) pin them

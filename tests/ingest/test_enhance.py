@@ -74,5 +74,6 @@ def test_enhancement_recovers_numbers_of_an_80_dpi_blurred_scan(tmp_path):
     png = _rendered_scan(tmp_path, numbers, ScanQuality(80, 1.2, 5.0, 0.0))
     before = _numbers_read(png, printed)
     after = _numbers_read(enhance_png(png, enhancement_for("blurry", 80.0)), printed)  # type: ignore[arg-type]
-    assert after >= 0.85, f"enhanced page read {after:.0%} of {len(printed)} amounts"
-    assert after >= before + 0.2, f"before {before:.0%}, after {after:.0%}"
+    # measured: before 19/48 (0.40), after 48/48
+    assert after >= 0.95, f"enhanced page read {after:.0%} of {len(printed)} amounts"
+    assert after >= before + 0.5, f"before {before:.0%}, after {after:.0%}"

@@ -57,7 +57,7 @@ def test_ocr_of_a_clear_page_reads_back_the_printed_numbers(store, tmp_path):
     read = Counter(words["text"])
     printed = [n for row in numbers for n in row]
     exact = sum(read[n] > 0 for n in printed) / len(printed)
-    assert exact >= 0.95, f"only {exact:.0%} of printed numbers read exactly"
+    assert exact >= 0.97, f"only {exact:.0%} of printed numbers read exactly"  # measured 79/80
     # boxes sit inside the page image and numbers of one table row share a line
     assert words["x1"].max() <= 2550 and words["y1"].max() <= 3300
     row0 = words.filter(pl.col("text").is_in(numbers[0]))
@@ -141,7 +141,7 @@ def test_real_bulletins_words(real_excerpts, store):
     scan_text = {w.strip(".,:").lower() for w in scan["text"]}
     # the contents page and the introduction, read by tesseract, not the archive layer
     assert {"contents", "introduction", "treasury", "bulletin"} <= scan_text
-    assert scan.filter(pl.col("conf") >= 80).height / scan.height > 0.6
+    assert scan.filter(pl.col("conf") >= 80).height / scan.height > 0.86  # measured 0.884 of 337
     digital = words.filter(pl.col("volume") == "2011-09")
     assert set(digital["source"]) == {"text_layer"}
     assert {"September", "2011", "Contents"} <= set(digital["text"])

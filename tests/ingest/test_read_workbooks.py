@@ -121,7 +121,7 @@ def test_real_xls_converts_with_formulas(tmp_path: Path) -> None:
     formulas = [c for s in wb.sheets.values() for c in s.cells.values() if c.formula]
     assert len(formulas) > 50
     # the converted file keeps the results Excel computed, not just the formula text
-    assert sum(c.value is not None for c in formulas) / len(formulas) > 0.95
+    assert sum(c.value is not None for c in formulas) / len(formulas) >= 0.99  # measured 682/682
     if src.name == "joan-hasmanyIFs.xls":
         c11 = wb.sheet("fall").get(11, 3)
         assert c11.formula == "=SUM(C13:C15)/3"

@@ -81,8 +81,9 @@ def test_sheet_outlines_every_cell_the_oracle_reads(release, tmp_path):
         panel = evidence.panel(source["doc_id"], source["page_no"])
         ring = [sheet.getpixel(p) for p in _ring(box, panel)]
         share = sum(p == colour for p in ring) / len(ring)
-        # an adjacent cited cell's outline may cross part of this one
-        assert share >= 0.6, (source, colour, share)
+        # an adjacent cited cell's outline may cross one side of this one (a side is a
+        # quarter of the ring); measured 1.0 for every cell of the drawn task
+        assert share >= 0.7, (source, colour, share)
         centre = panel.to_sheet((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
         assert sheet.getpixel((round(centre[0]), round(centre[1]))) != colour  # digits not covered
 
