@@ -31,6 +31,13 @@ def strip_marks(label: str) -> str:
     return " ".join(text.split()).strip(_EDGE)
 
 
+def clean_header_path(path: str) -> str:
+    """A column's header path without column numbers "(12)" and footnote marks, level by
+    level; levels left empty are dropped."""
+    levels = [strip_marks(level) for level in (path or "").split(" / ")]
+    return " / ".join(level for level in levels if level)
+
+
 def is_heading(text: str) -> bool:
     """A stub heading line ("Internal revenue:", "Loans to --"): the parent of rows below.
 
@@ -69,6 +76,8 @@ def label_problems(label: str) -> list[str]:
         problems.append("ends mid-phrase")
     if re.search(r"[^\w\s.,;:'\"()&%$/\-\u2013\u2014]", t):
         problems.append("glyph noise")
+    if re.search(r"(^|\s)([0-9]|[b-z])(\s|$)", t):
+        problems.append("stray mark")  # "Bolivia 5 n": a footnote digit or letter left in
     if t.count(" / ") >= 3:
         problems.append("header path too deep")
     return problems

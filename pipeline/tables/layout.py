@@ -20,14 +20,14 @@ from rapidfuzz import fuzz
 
 from pipeline.tables.axes import cell_periods
 from pipeline.tables.headers import Column, column_paths
-from pipeline.tables.labels import is_heading, join_wrapped, strip_marks
+from pipeline.tables.labels import clean_header_path, is_heading, join_wrapped, strip_marks
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
 from pipeline.tables.periods import repair_year_run
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.titles import is_legend, split_title, title_like
-from pipeline.tables.units import Unit, is_unit_line, table_unit
+from pipeline.tables.units import Unit, is_unit_line, read_unit, table_unit
 
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
 _SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
@@ -267,6 +267,7 @@ def read_table(
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
     col_labels = column_paths([_phrases(r.line, height) for r in header_lines], columns, height,
                               pitch)  # fmt: skip
+    col_labels = [clean_header_path(c) for c in col_labels]
     stub_head = " ".join(
         c.text for r in header_lines for c in r.line.chunks if c.x1 < columns[0].x0 - 0.5 * height
     )
@@ -558,6 +559,12 @@ def read_preamble(
             if not (r.kind == "text" and close and one_phrase and aligned):
                 break
             if _legend(r, height) or _SOURCE_NOTE.match(r.line.text):
+                break
+            if read_unit(r.line.text) is not None:
+                # "Holdings at end of period in millions of dollars. Source: ..." under
+                # the title is its unit line, whatever words it opens with
+                unit_lines.insert(0, r.line.text)
+                title_at += 1
                 break
             parts.append(r)
         title = " ".join(r.line.text for r in parts)

@@ -234,7 +234,10 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
     year = years[-1]
     if _CUMULATIVE.search(text):
         return _cumulative(text, year)
-    day = _DAY_DATE.search(text)
+    days = list(_DAY_DATE.finditer(text))
+    if len(days) >= 2:
+        return _between_dates(days[0], days[-1])
+    day = days[0] if days else None
     if day:
         d = _day(day)
         if d is None:
@@ -297,6 +300,19 @@ def _span(text: str, year: int, both: str) -> Period | None:
     if m0 == 1 or m0 == fiscal_start:
         return Period("year_to_date", start, end, label)
     return None
+
+
+def _between_dates(first: re.Match, last: re.Match) -> Period:
+    """ "Apr. 1, 2016, through June 30, 2016": a quarter when it is one; any other span
+    between two dates is no period a question can name in one of the kinds."""
+    start, end = _day(first), _day(last)
+    if start is None or end is None or start.day != 1 or end != month_end(end.year, end.month):
+        return NOT_A_PERIOD
+    months = (end.year - start.year) * 12 + end.month - start.month + 1
+    if months != 3:
+        return NOT_A_PERIOD
+    label = f"{_month_name(start.month)}–{_month_name(end.month)} {end.year}"
+    return Period("quarter", start, end, f"the {label} quarter")
 
 
 def _day(match: re.Match) -> date | None:
