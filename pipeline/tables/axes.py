@@ -11,6 +11,7 @@ about that cell states.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -56,9 +57,20 @@ def axis_periods(
         return "col", cols, title_period
     if _share(rows) >= _PERIOD_SHARE:
         return "row", rows, title_period
-    if title_period is not None:
+    if title_period is not None and not _dated(col_labels + row_labels):
         return "title", [], title_period
     return "", [], None
+
+
+_MONTH_WORD = re.compile(
+    r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?(\s+\d{1,2}\b|$)", re.I
+)
+
+
+def _dated(labels: list[str]) -> bool:
+    """Labels that name months or days ("Sept. 6", "Week ended Oct. 13") date the cells
+    more finely than the title does: the title's period is not theirs."""
+    return any(_MONTH_WORD.search(label or "") for label in labels)
 
 
 def cell_periods(

@@ -14,6 +14,10 @@ import re
 
 _FOOTNOTE_MARKS = re.compile(r"(?<=\S)\s*(?:\d{1,2}/|\(\d{1,2}\)|\*{1,3})(?=\s|$|[,:;.])")
 _TRAILING_DIGIT = re.compile(r"(?<=[A-Za-z.)])\s+\d$")
+# "Sept. 6", "June 30": a day after a month is part of the label, not a footnote mark
+_MONTH_DAY = re.compile(
+    r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\s+\d{1,2}$", re.I
+)
 _HYPHEN_BREAK = re.compile(r"(\w)-\s+([a-z])")
 _EDGE = " \t|[]{}!¦;,:_"
 
@@ -27,7 +31,8 @@ def join_wrapped(parts: list[str]) -> str:
 def strip_marks(label: str) -> str:
     """A label without footnote marks ("3/", "(2)", "*", a trailing superscript digit)."""
     text = _FOOTNOTE_MARKS.sub("", label or "")
-    text = _TRAILING_DIGIT.sub("", text)
+    if not _MONTH_DAY.search(text.strip()):
+        text = _TRAILING_DIGIT.sub("", text)
     return " ".join(text.split()).strip(_EDGE)
 
 

@@ -268,6 +268,8 @@ def read_table(
     col_labels = column_paths([_phrases(r.line, height) for r in header_lines], columns, height,
                               pitch)  # fmt: skip
     col_labels = [clean_header_path(c) for c in col_labels]
+    if lexicon is not None:
+        col_labels = [lexicon.correct(c)[0] for c in col_labels]
     stub_head = " ".join(
         c.text for r in header_lines for c in r.line.chunks if c.x1 < columns[0].x0 - 0.5 * height
     )

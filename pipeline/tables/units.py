@@ -77,6 +77,8 @@ def read_unit(text: str) -> tuple[str, int | None] | None:
             if re.search(r"\s(or|and)\s", what):
                 # "millions of ounces or dollars": the unit depends on the column
                 return words.format(s=scale, what=what), None
+            if fuzz.ratio(what.lower(), "dollars") >= 80:
+                what = "dollars"  # OCR: "dollare", "dollara"
             return words.format(s=scale, what=what), _SCALES[scale]
     if len(low) <= 60 and "dollar" in low.lower():
         best = max(_FUZZY, key=lambda u: fuzz.partial_ratio(u, low.lower()))
