@@ -36,11 +36,40 @@ def strip_marks(label: str) -> str:
     return " ".join(text.split()).strip(_EDGE)
 
 
+_COLUMN_NUMBER_ONLY = re.compile(r"^\(?\d{1,2}\)?$")
+
+
+def footnoted_month_rows(labels: list[str]) -> list[str]:
+    """Month rows that carry a footnote mark read as a day ("July 1", "Aug. 1", "Nov. 2"
+    under "2015 - June 1"): when three or more months print one or two distinct "days",
+    the digits are marks (weekly rows, "Sept. 6", "Sept. 13", print different days)."""
+    hits = [(i, m) for i, label in enumerate(labels) if (m := _MONTH_DAY.search(label or ""))]
+    months = {m.group(1).lower()[:3] for _, m in hits}
+    days = {m.group(0).split()[-1] for _, m in hits}
+    if len(hits) < 3 or len(months) < 3 or len(days) > 2:
+        return labels
+    out = list(labels)
+    for i, m in hits:
+        out[i] = labels[i][: m.end() - len(m.group(0).split()[-1])].rstrip()
+    return out
+
+
 def clean_header_path(path: str) -> str:
     """A column's header path without column numbers "(12)" and footnote marks, level by
-    level; levels left empty are dropped."""
+    level; levels left empty are dropped, and a level that continues the one above it (a
+    word broken at a hyphen, "Payroll de-" / "ductions", or a lower-case start,
+    "Federal Housing" / "enterprise") is joined to it."""
     levels = [strip_marks(level) for level in (path or "").split(" / ")]
-    return " / ".join(level for level in levels if level)
+    levels = [lv for lv in levels if lv and not _COLUMN_NUMBER_ONLY.match(lv)]
+    out: list[str] = []
+    for level in levels:
+        if out and re.search(r"[A-Za-z]-$", out[-1]) and level[:1].islower():
+            out[-1] = out[-1][:-1] + level
+        elif out and level[:1].islower():
+            out[-1] = f"{out[-1]} {level}"
+        else:
+            out.append(level)
+    return " / ".join(join_wrapped([lv]) for lv in out)
 
 
 def is_heading(text: str) -> bool:

@@ -20,7 +20,13 @@ from rapidfuzz import fuzz
 
 from pipeline.tables.axes import cell_periods
 from pipeline.tables.headers import Column, column_paths
-from pipeline.tables.labels import clean_header_path, is_heading, join_wrapped, strip_marks
+from pipeline.tables.labels import (
+    clean_header_path,
+    footnoted_month_rows,
+    is_heading,
+    join_wrapped,
+    strip_marks,
+)
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
@@ -306,7 +312,7 @@ def read_table(
         placed_rows.append(placed)
         if headings and re.match(r"^\W*(grand\s+)?total\b", labels[-1], re.IGNORECASE):
             headings.pop()  # a total closes its group
-    labels = repair_year_run(labels)
+    labels = repair_year_run(footnoted_month_rows(labels))
     periods = cell_periods(col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines))
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):

@@ -52,7 +52,7 @@ _QUARTER_RANGE = re.compile(
 _QUARTER_WORD = re.compile(
     r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b|\bq([1-4])\b", re.IGNORECASE
 )
-_DAY_DATE = re.compile(rf"\b({_MONTH_ALT})[a-z]*\.?\s+(\d{{1,2}}),?\s+(1[89]\d\d|20\d\d)\b", re.I)
+_DAY_DATE = re.compile(rf"\b({_MONTH_ALT})[a-z]*\.?\s+(\d{{1,2}}),?\s*(1[89]\d\d|20\d\d)\b", re.I)
 _ESTIMATE = re.compile(r"\bestimated?\b|\best\.|\bprojected\b|\bbudget estimate", re.IGNORECASE)
 _TO_DATE = re.compile(r"\bto\s+date\b|\byear[- ]to[- ]date\b|\bytd\b", re.IGNORECASE)
 _CUMULATIVE = re.compile(r"\binception\b|\bcumulative\b|\borganization\b", re.IGNORECASE)

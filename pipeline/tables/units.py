@@ -32,13 +32,6 @@ _PATTERNS = (
     (re.compile(r"\bin\s+dollars\b", re.I), "dollars"),
     (re.compile(r"^\W*(in\s+)?percent(ages?)?\W*$", re.I), "percent"),
 )
-# OCR-tolerant spellings for short unit lines (scored with rapidfuzz).
-_FUZZY = {
-    "in thousands of dollars": ("thousands of dollars", 1_000),
-    "in millions of dollars": ("millions of dollars", 1_000_000),
-    "in billions of dollars": ("billions of dollars", 1_000_000_000),
-}
-_FUZZY_MIN = 88
 
 
 @dataclass(frozen=True)
@@ -81,10 +74,16 @@ def read_unit(text: str) -> tuple[str, int | None] | None:
                 what = "dollars"  # OCR: "dollare", "dollara"
             return words.format(s=scale, what=what), _SCALES[scale]
     if len(low) <= 60 and "dollar" in low.lower():
-        best = max(_FUZZY, key=lambda u: fuzz.partial_ratio(u, low.lower()))
-        if fuzz.partial_ratio(best, low.lower()) >= _FUZZY_MIN:
-            words, multiplier = _FUZZY[best]
-            return words, multiplier
+        # an OCR-damaged unit line ("(In millioas of dollare)"): the scale word itself
+        # must be there, nearly spelled; "of dollars" alone names no scale
+        scales = [
+            (scale, fuzz.ratio(token, f"{scale}s"))
+            for token in re.findall(r"[a-z]+", low.lower())
+            for scale in _SCALES
+        ]
+        best = max(scales, key=lambda t: t[1], default=None)
+        if best is not None and best[1] >= 80:
+            return f"{best[0]}s of dollars", _SCALES[best[0]]
     return None
 
 
