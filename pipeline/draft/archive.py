@@ -92,6 +92,7 @@ class Fact:
     table_id: str
     label: str = ""  # the label a question names (row label or header path), as read
     identity_ids: tuple[str, ...] = ()
+    doubt: tuple[str, ...] = ()  # label words the archive's lexicon does not confirm (OCR)
 
     @property
     def value(self) -> Decimal:
@@ -235,6 +236,7 @@ def build_archive(
         "period_text",
         "period_axis",
         "dimension",
+        "label_doubt",
     ]
     cells = anchored_cells
     all_cells = table_cells if table_cells is not None else pl.DataFrame()
@@ -283,6 +285,7 @@ def build_archive(
             item, _ = _item(r, axis, repeated)
             if period is not None and item:
                 printed[series_key(name, item, unit)][period.key] = period
+        ambiguous: set[str] = set()
         for r in rows:
             period = period_of(r)
             item, label = _item(r, axis, repeated)
@@ -313,9 +316,13 @@ def build_archive(
                 table_id=table_id,
                 label=label,
                 identity_ids=tuple(r.get("identity_ids") or ()),
+                doubt=tuple(r.get("label_doubt") or ()),
             )
             if (fact.item, period.key) in table.grid:
-                continue  # a repeated label pair: keep the first printing in reading order
+                # two cells a question would name alike ("Market issues" under two
+                # spanners the head lost, two panels): the name says neither
+                ambiguous.add(fact.item)
+                continue
             table.grid[(fact.item, period.key)] = fact
             if fact.item not in table.items:
                 table.items.append(fact.item)
@@ -323,7 +330,14 @@ def build_archive(
                 table.periods.append(period)
             if _TOTAL.search(label):
                 table.total_items.add(fact.item)
-            printings[fact.series][period.key].append(fact)
+        if ambiguous:
+            notes.append(
+                f"{table_id}: items named alike by two cells left out: {sorted(ambiguous)}"
+            )
+            table.grid = {k: f for k, f in table.grid.items() if k[0] not in ambiguous}
+            table.items = [i for i in table.items if i not in ambiguous]
+        for (_, key), fact in table.grid.items():
+            printings[fact.series][key].append(fact)
         # a total column/row the anchor stage flagged but whose label does not say so
         for item in table.items:
             facts = [f for (i, _), f in table.grid.items() if i == item]
@@ -343,6 +357,16 @@ def fact_problems(fact: Fact) -> list[str]:
     problems = []
     if not fact.statement:
         problems.append("title_unknown: the table prints no title a question could name")
+    elif "$" in fact.statement or len(fact.statement.split()) > 22:
+        problems.append(f"title_unknown: {fact.statement[:60]!r}... reads as prose, not a title")
+    if fact.doubt:
+        problems.append(
+            f"label_uncertain: {fact.item!r}: words the archive does not confirm {list(fact.doubt)}"
+        )
+    if _BARE_TOTAL.fullmatch((fact.label or "").split(" / ")[-1].strip()) and "(" in fact.item:
+        problems.append(
+            f"label_uncertain: {fact.item!r}: a bare 'Total' named by a heading above it"
+        )
     if not fact.period.statable:
         problems.append(
             f"period_ambiguous: {fact.period.text!r} ({fact.period.kind}) does not say "

@@ -50,6 +50,7 @@ def task_kind(name: str) -> Callable[[KindFn], KindFn]:
 
 
 PER_TABLE = 2  # tasks of each kind proposed per table
+_TOTAL_AT = re.compile(r":r(\d+)c(\d+)$")  # identity ids end in the total's position
 
 
 def _latest_facts(archive: Archive, table: StatementTable, item: str) -> list[Fact]:
@@ -149,7 +150,7 @@ def sum_rows(archive: Archive, table: StatementTable, rng: random.Random) -> Ite
                 continue
             for start in range(len(members) - width + 1):
                 facts = [table.fact(m, period) for m in members[start : start + width]]
-                if all(f is not None and archive.is_latest(f) for f in facts):
+                if all(f is not None and archive.is_latest(f) for f in facts) and _siblings(facts):
                     candidates.append(tuple(facts))
     for inputs in _sample(rng, candidates):
         places = _amount_places(inputs)
@@ -165,6 +166,18 @@ def sum_rows(archive: Archive, table: StatementTable, rng: random.Random) -> Ite
         yield _spec("sum_rows", "sum", inputs, question, inputs[0].unit, places)
 
 
+def _siblings(facts) -> bool:
+    """Members of one identity (parts of one total), none of them that total: only such
+    figures are added up or compared as parts of a statement (no stock plus flow)."""
+    common = set.intersection(*(set(f.identity_ids) for f in facts))
+    for ident in common:
+        m = _TOTAL_AT.search(ident)
+        total = (int(m.group(1)), int(m.group(2))) if m else None
+        if all((f.row_idx, f.col_idx) != total for f in facts):
+            return True
+    return False
+
+
 def _latest_members(archive: Archive, table: StatementTable, period) -> list[Fact]:
     """The table's member facts of one period that are the latest printing, in order."""
     facts = (table.fact(m, period) for m in table.members())
@@ -177,7 +190,9 @@ def difference(archive: Archive, table: StatementTable, rng: random.Random) -> I
     candidates = []
     for period in table.periods:
         row = _latest_members(archive, table, period)
-        candidates += [(fa, fb) for i, fa in enumerate(row) for fb in row[i + 1 :]]
+        candidates += [
+            (fa, fb) for i, fa in enumerate(row) for fb in row[i + 1 :] if _siblings((fa, fb))
+        ]
     for inputs in _sample(rng, candidates):
         places = _amount_places(inputs)
         question = phrase(
@@ -237,9 +252,6 @@ def change_between_periods(
         yield _spec("change_between_periods", "change", inputs, question, inputs[0].unit, places)
 
 
-_TOTAL_AT = re.compile(r":r(\d+)c(\d+)$")
-
-
 def _totals(whole: Fact, part: Fact) -> bool:
     """``whole`` is the total of an identity that ``part`` is a member of (identity ids
     end in the total's position, ``...:r{row}c{col}``)."""
@@ -269,6 +281,8 @@ def share_of_total(
             whole = table.fact(total, period)
             if whole is None or not archive.is_latest(whole) or whole.value <= 0:
                 continue
+            if whole.label.split(" / ")[-1].strip().lower().startswith("net"):
+                continue  # a net figure is a difference, not the sum of its lines
             for m in table.members():
                 part = table.fact(m, period)
                 if part is None or not archive.is_latest(part) or part.value == 0:
@@ -310,7 +324,12 @@ def percent_change(
     excess = []
     for period in table.periods:
         row = _latest_members(archive, table, period)
-        excess += [(fa, fb) for fa in row for fb in row if fb.value > 0 and fa.value > fb.value]
+        excess += [
+            (fa, fb)
+            for fa in row
+            for fb in row
+            if fb.value > 0 and fa.value > fb.value and _siblings((fa, fb))
+        ]
     for inputs in _sample(rng, excess, 1):
         question = phrase(
             "excess",

@@ -321,6 +321,9 @@ def read_table(
                                   labels[row_idx], col_labels[col_idx], chunk)  # fmt: skip
             record["row_parent"] = parents[row_idx]
             record["row_label_read"] = read_labels[row_idx]
+            record["label_doubt"] = (
+                lexicon.unknown(f"{labels[row_idx]} {col_labels[col_idx]}") if lexicon else []
+            )
             cp = periods.get((row_idx, col_idx))
             period = cp.period if cp else None
             record.update(

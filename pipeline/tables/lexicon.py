@@ -59,6 +59,13 @@ class Lexicon:
             self._cache[low] = near[0] if near and dominant else None
         return self._cache[low]
 
+    def unknown(self, text: str) -> list[str]:
+        """Words of ``text`` (of ``MIN_LENGTH`` letters or more) the lexicon does not know:
+        what OCR may have garbled ("Bate aneete"), so a question must not name them."""
+        if not self.counts:
+            return []
+        return [w for w in _WORD.findall(text or "") if len(w) >= MIN_LENGTH and w not in self]
+
     def correct(self, label: str) -> tuple[str, list[tuple[str, str]]]:
         """The label with misspelt words replaced, and the (read, corrected) pairs."""
         changes: list[tuple[str, str]] = []

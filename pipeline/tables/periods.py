@@ -189,6 +189,13 @@ def parse_period(header: str, context: str = "", reference: Period | None = None
         return None
     leaf = levels[-1]
     upper = " ".join(levels[:-1])
+    joined = " ".join(levels)
+    if len(levels) > 1 and (
+        len(_DAY_DATE.findall(joined)) >= 2 or re.search(r"\bthrough\b|\bthru\b", joined, re.I)
+    ):
+        # a span printed over two head lines ("Jan. through" / "June", "Oct. 1, 1983 -" /
+        # "Dec. 31, 1983") is one period: read the levels together
+        return _parse_level(joined, context, reference)
     if _YEAR.search(leaf) or _NUMERIC_DATE.search(leaf):
         return _parse_level(leaf, f"{upper} {context}", reference)
     upper_years = _YEAR.findall(upper)

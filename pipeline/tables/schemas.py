@@ -51,6 +51,8 @@ TABLE_CELLS_SCHEMA = {
     "conf": pl.Float64,  # min OCR confidence of the cell's words
     "row_parent": pl.String,  # the stub heading the row sits under; "" at the top level
     "row_label_read": pl.String,  # the label as read, before lexicon corrections of OCR slips
+    # OCR label words (row and column) the archive's lexicon does not confirm
+    "label_doubt": pl.List(pl.String),
     "period_kind": pl.String,  # pipeline.tables.periods.KINDS; null when no period is printed
     "period_start": pl.Date,
     "period_end": pl.Date,
