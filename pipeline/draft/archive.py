@@ -14,7 +14,7 @@ so every number a draft reads is confirmed by its table's totals.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache, lru_cache
@@ -93,6 +93,7 @@ class Fact:
     label: str = ""  # the label a question names (row label or header path), as read
     identity_ids: tuple[str, ...] = ()
     doubt: tuple[str, ...] = ()  # label words the archive's lexicon does not confirm (OCR)
+    ambiguity: str = ""  # why the names a question would use may point at another cell
 
     @property
     def value(self) -> Decimal:
@@ -210,6 +211,30 @@ def _item(r: dict, axis: str, repeated: set[str]) -> tuple[str, str]:
     return item, label
 
 
+def _leaf(label: str | None) -> str:
+    levels = [p.strip() for p in (label or "").split(" / ") if p.strip()]
+    return levels[-1].lower() if levels else ""
+
+
+def _ambiguity(r: dict, axis: str, shaky: set[str], twins: set[int], page: int) -> str:
+    """Why a question naming this cell may be read as naming another one."""
+    if (axis == "row" or r.get("dimension")) and _leaf(r["col_label"]) in shaky:
+        return f"column head {_leaf(r['col_label'])!r} repeats under several spanners"
+    if any(abs(p - page) > 1 for p in twins):
+        return "the volume prints other tables under the same title"
+    return ""
+
+
+def _statements_in_volume(tables: pl.DataFrame) -> dict[tuple[str, str], set[int]]:
+    """(doc_id, statement) -> pages that print a table under that statement name."""
+    out: dict[tuple[str, str], set[int]] = defaultdict(set)
+    for t in tables.iter_rows(named=True):
+        name = t.get("statement") or statement_name(t["title"] or "")
+        if name:
+            out[(t["doc_id"], name)].add(int(t["page_no"]))
+    return out
+
+
 def build_archive(
     anchored_cells: pl.DataFrame,
     tables: pl.DataFrame,
@@ -228,6 +253,7 @@ def build_archive(
         for r in documents.iter_rows(named=True)
     }
     meta = {r["table_id"]: r for r in tables.iter_rows(named=True)}
+    statements_in_volume = _statements_in_volume(tables)
     semantic_cols = [
         "row_parent",
         "period_kind",
@@ -280,6 +306,12 @@ def build_archive(
         for r in every:
             parents[r["row_label"] or ""].add(r.get("row_parent") or "")
         repeated = {label for label, ps in parents.items() if len(ps) > 1}
+        # a column head whose last level repeats over several columns ("Other", "Gross",
+        # "Bonds" under different spanners) is only as good as the spanner the head
+        # reader gave it, which OCR and tight heads often get wrong
+        leaves = Counter(_leaf(c) for c in (t.get("col_labels") or []))
+        shaky = {leaf for leaf, n in leaves.items() if n > 1 and leaf}
+        twins = statements_in_volume.get((t["doc_id"], name), set())
         for r in every:  # every printed period of every series, anchored or not
             period = period_of(r)
             item, _ = _item(r, axis, repeated)
@@ -317,6 +349,7 @@ def build_archive(
                 label=label,
                 identity_ids=tuple(r.get("identity_ids") or ()),
                 doubt=tuple(r.get("label_doubt") or ()),
+                ambiguity=_ambiguity(r, axis, shaky, twins, int(r["page_no"])),
             )
             if (fact.item, period.key) in table.grid:
                 # two cells a question would name alike ("Market issues" under two
@@ -359,6 +392,8 @@ def fact_problems(fact: Fact) -> list[str]:
         problems.append("title_unknown: the table prints no title a question could name")
     elif "$" in fact.statement or len(fact.statement.split()) > 22:
         problems.append(f"title_unknown: {fact.statement[:60]!r}... reads as prose, not a title")
+    if fact.ambiguity:
+        problems.append(f"label_uncertain: {fact.item!r}: {fact.ambiguity}")
     if fact.doubt:
         problems.append(
             f"label_uncertain: {fact.item!r}: words the archive does not confirm {list(fact.doubt)}"

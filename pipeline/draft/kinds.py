@@ -285,8 +285,10 @@ def share_of_total(
                 continue  # a net figure is a difference, not the sum of its lines
             for m in table.members():
                 part = table.fact(m, period)
-                if part is None or not archive.is_latest(part) or part.value == 0:
+                if part is None or not archive.is_latest(part) or part.value <= 0:
                     continue
+                if re.search(r"deduct|\bless\b|minus", f"{part.label} {part.item}", re.I):
+                    continue  # a line the total subtracts is no share of it
                 if _totals(whole, part):
                     candidates.append((part, whole))
     for inputs in _sample(rng, candidates):

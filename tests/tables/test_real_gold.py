@@ -274,17 +274,18 @@ def checked(run: Run) -> Checked:
     return _check_tasks(run)
 
 
-# Measured: 13 accepted tasks (all from 2016-09: the three 1948-05 pages give no draft;
-# sums and differences are drafted only over parts of one total), 13 unit checks, 25
-# period checks. The minimums keep the checks from going quietly empty.
+# Measured: 10 accepted tasks (all from 2016-09: the three 1948-05 pages give no draft;
+# sums and differences are drafted only over parts of one total, and a column head that
+# repeats under several spanners is refused), 8 unit checks, 16 period checks. The
+# minimums keep the checks from going quietly empty.
 def test_accepted_tasks_state_the_gold_unit(checked: Checked) -> None:
-    assert len(checked.tasks) >= 10 and checked.unit_checks >= 10, checked
+    assert len(checked.tasks) >= 8 and checked.unit_checks >= 6, checked
     assert not checked.unplaced, "\n".join(checked.unplaced)
     assert not checked.unit_slips, "\n".join(checked.unit_slips)
 
 
 def test_accepted_tasks_state_no_new_period_the_gold_contradicts(checked: Checked) -> None:
-    assert checked.period_checks >= 20, checked
+    assert checked.period_checks >= 14, checked
     new = {k: v for k, v in checked.period_slips.items() if k not in KNOWN_PERIOD_SLIPS}
     assert not new, "\n".join(line for lines in new.values() for line in lines)
 
