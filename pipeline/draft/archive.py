@@ -124,6 +124,7 @@ class StatementTable:
     grid: dict[tuple[str, tuple], Fact] = field(default_factory=dict)
     total_items: set[str] = field(default_factory=set)
     unit: str = UNKNOWN_UNIT
+    scanned: bool = False  # words from OCR of a page image, not a text layer
 
     def fact(self, item: str, period: Period) -> Fact | None:
         return self.grid.get((item, period.key))
@@ -301,6 +302,7 @@ def build_archive(
         name = t.get("statement") or statement_name(t["title"] or "")
         unit = t.get("unit") or UNKNOWN_UNIT
         table = StatementTable(table_id, name, axis, [], [], unit=unit)
+        table.scanned = t.get("word_source") == "ocr"
         every = by_table.get(table_id, group).to_dicts()
         parents: dict[str, set[str]] = defaultdict(set)
         for r in every:

@@ -21,6 +21,7 @@ from pipeline.draft.known_wrong import KNOWN_WRONG_FAMILIES, WrongContext
 from pipeline.draft.schemas import DRAFTS_SCHEMA
 
 DRAFTER_ID = "template-v2"
+SCANNED_ROUNDS = 3  # sampling rounds per kind for a table read by OCR (text layer: 1)
 MAX_KNOWN_WRONG_PER_FAMILY = 6
 
 
@@ -142,10 +143,15 @@ def draft_tasks(
     archive, _notes = build_archive(anchored_cells, tables, documents, table_cells)
     rows: dict[str, dict] = {}
     for table in archive.tables:
+        # a scanned table confirms fewer cells and old volumes print fewer tables a
+        # question can name exactly: draft it in more rounds so old volumes are not starved
+        rounds = SCANNED_ROUNDS if table.scanned else 1
         for kind, propose in TASK_KINDS.items():
-            rng = random.Random(f"{seed}:{kind}:{table.table_id}")
-            for spec in propose(archive, table, rng):
-                row = draft_row(spec, archive)
-                if row is not None and row["task_id"] not in rows:
-                    rows[row["task_id"]] = row
+            for n in range(rounds):
+                suffix = f":{n}" if n else ""
+                rng = random.Random(f"{seed}:{kind}:{table.table_id}{suffix}")
+                for spec in propose(archive, table, rng):
+                    row = draft_row(spec, archive)
+                    if row is not None and row["task_id"] not in rows:
+                        rows[row["task_id"]] = row
     return pl.DataFrame(list(rows.values()), schema=DRAFTS_SCHEMA)
