@@ -94,6 +94,7 @@ class Fact:
     identity_ids: tuple[str, ...] = ()
     doubt: tuple[str, ...] = ()  # label words the archive's lexicon does not confirm (OCR)
     ambiguity: str = ""  # why the names a question would use may point at another cell
+    dimension: str = ""  # the column head a question names beside the row label
 
     @property
     def value(self) -> Decimal:
@@ -201,7 +202,12 @@ class Archive:
 def _item(r: dict, axis: str, repeated: set[str]) -> tuple[str, str]:
     """(item a question names, the printed label it comes from) for one cell row."""
     if axis == "row":
-        return item_words(r["col_label"]), r["col_label"] or ""
+        item = item_words(r["col_label"])
+        parent = r.get("row_parent") or ""
+        if parent:
+            # the panel the period rows sit in ("Series E and EE", "Calendar years")
+            item = f"{item} ({parent[0].lower()}{parent[1:]})"
+        return item, r["col_label"] or ""
     label = r["row_label"] or ""
     item = label
     parent = r.get("row_parent") or ""
@@ -352,6 +358,7 @@ def build_archive(
                 identity_ids=tuple(r.get("identity_ids") or ()),
                 doubt=tuple(r.get("label_doubt") or ()),
                 ambiguity=_ambiguity(r, axis, shaky, twins, int(r["page_no"])),
+                dimension=(r.get("dimension") or "") if axis != "row" else "",
             )
             if (fact.item, period.key) in table.grid:
                 # two cells a question would name alike ("Market issues" under two
@@ -409,7 +416,9 @@ def fact_problems(fact: Fact) -> list[str]:
             f"period_ambiguous: {fact.period.text!r} ({fact.period.kind}) does not say "
             "which kind of period it is"
         )
-    for level in (fact.label or fact.item).split(" / "):
+    for level in [*(fact.label or fact.item).split(" / "), *fact.dimension.split(" / ")]:
+        if not level.strip():
+            continue
         for problem in label_problems(level.strip()):
             problems.append(f"label_uncertain: {level.strip()!r}: {problem}")
     return problems

@@ -400,11 +400,16 @@ def carry_years(labels: list[str]) -> list[str]:
     for label in labels:
         years = _YEAR.findall(label or "")
         if years:
-            year = years[-1]
+            # only a month row ("1983-Oct.") dates the months below it; an annual row
+            # ("1984", "1984 (Est.)") does not, and a month row whose year OCR lost
+            # leaves the months below it undated rather than dated by the wrong year
+            year = years[-1] if _MONTH.search(label) else None
             out.append(label)
         elif year and _MONTH.match((label or "").strip()):
             out.append(f"{label.strip().rstrip('.')} {year}")
         else:
+            if _MONTH.match((label or "").strip()) or (label or "").strip():
+                year = year if _MONTH.match((label or "").strip()) else None
             out.append(label)
     return out
 
