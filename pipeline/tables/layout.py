@@ -33,7 +33,7 @@ from pipeline.tables.numbers import parse_number
 from pipeline.tables.periods import repair_year_run
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.titles import is_legend, split_title, title_like
-from pipeline.tables.units import Unit, is_unit_line, read_unit, table_unit
+from pipeline.tables.units import is_unit_line, read_unit, table_unit
 
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
 _SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
@@ -283,8 +283,6 @@ def read_table(
         title = previous_title  # a second panel under the same title
     parsed_title = split_title(title)
     unit = table_unit(title, unit_lines, col_labels, page_head or [])
-    if not unit.known:
-        unit = _dollar_figures(block) or unit
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
@@ -520,17 +518,6 @@ def _continuation(inner: list[RowLine]) -> tuple[str, tuple[str, float] | None]:
         elif text:
             parts.append(text)
     return " ".join(parts[-2:]), heading
-
-
-def _dollar_figures(block: TableBlock) -> Unit | None:
-    """A table that prints no unit but whose figures carry "$" and are whole dollars at
-    a scale no table in thousands or millions prints (>= 1e9, or cents): dollars."""
-    figures = [c for r in block.body for c in r.values if c.is_number]
-    if not any("$" in c.text for c in figures):
-        return None
-    big = max((abs(c.number.value) for c in figures), default=0) >= 1e9
-    cents = sum(bool(re.search(r"\.\d\d$", c.text.strip())) for c in figures) >= len(figures) / 2
-    return Unit("dollars", 1, "figures", "$") if big or cents else None
 
 
 def read_preamble(

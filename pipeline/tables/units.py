@@ -106,7 +106,7 @@ def table_unit(
     page_head: list[str],
 ) -> Unit:
     """The table's unit from, in order: its unit line, its title, its column heads (when
-    every head that names a unit names the same one), the head of its page."""
+    every head names the same unit), the head of its page."""
     for line in unit_lines:
         found = read_unit(line)
         if found:
@@ -114,8 +114,12 @@ def table_unit(
     found = read_unit(title)
     if found:
         return Unit(*found, "title", title.strip())
-    heads = {read_unit(h) for h in column_heads} - {None}
-    if len(heads) == 1:
+    # a unit in the heads counts only when every value column's head names it (a
+    # spanner over them all): "Per capita (in dollars)" over one column says nothing
+    # of the columns beside it
+    read = [read_unit(h) for h in column_heads]
+    heads = set(read) - {None}
+    if len(heads) == 1 and all(r is not None for r in read):
         words, multiplier = heads.pop()
         return Unit(words, multiplier, "column_head", words)
     for line in page_head:

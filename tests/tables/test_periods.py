@@ -94,3 +94,12 @@ def test_year_stub_misreads_restored_from_their_neighbours() -> None:
     assert repair_year_run(["1958", "1959", "Jan.", "Feb.", "1962"])[2:4] == ["Jan.", "Feb."]
     assert repair_year_run(["1958", "1959", "Total", "1961"])[2] == "Total"
     assert repair_year_run(["Customs", "Excise", "Total"]) == ["Customs", "Excise", "Total"]
+
+
+def test_a_unit_in_one_column_head_is_not_the_tables_unit() -> None:
+    from pipeline.tables.units import table_unit
+
+    heads = ["Total coin", "Silver dollars", "Per capita (in dollars)"]
+    assert not table_unit("Money in Circulation", [], heads, []).known
+    spanned = ["Millions of dollars / Coin", "Millions of dollars / Currency"]
+    assert table_unit("Money in Circulation", [], spanned, []).words == "millions of dollars"
