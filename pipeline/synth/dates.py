@@ -1,0 +1,203 @@
+"""The generator's calendar: fiscal years, month ends, and the periods a volume prints
+in its columns and rows (kept apart from the pipeline's own period reader, so the
+truth shares none of its code).
+
+Part of :mod:`pipeline.synth.statements`.
+"""
+
+from __future__ import annotations
+
+import calendar
+from datetime import date
+
+from pipeline.synth.catalog import (
+    MONTH_NAMES,
+    MONTHS,
+    QUARTERS,
+    SECURITY_COLUMNS,
+)
+from pipeline.synth.model import (
+    Per,
+    SeriesSpec,
+)
+
+# -- periods -------------------------------------------------------------------------
+
+
+def month_end(year: int, month: int) -> date:
+    return date(year, month, calendar.monthrange(year, month)[1])
+
+
+def fiscal_bounds(fy: int) -> tuple[date, date]:
+    """U.S. federal fiscal year: July-June through FY 1976, October-September after."""
+    if fy <= 1976:
+        return date(fy - 1, 7, 1), date(fy, 6, 30)
+    return date(fy - 1, 10, 1), date(fy, 9, 30)
+
+
+def day_text(d: date) -> str:
+    """A date as a bulletin prints it: "Feb. 28, 1950"."""
+    return f"{MONTHS[d.month - 1]} {d.day}, {d.year}"
+
+
+def _ordinal(d: date) -> int:
+    return d.year * 12 + d.month - 1
+
+
+def last_month(year: int, month: int) -> int:
+    """Ordinal (year*12 + month0) of the last complete month before an issue."""
+    return year * 12 + (month - 1) - 1
+
+
+def last_fiscal_year(year: int, month: int) -> int:
+    """The last fiscal year complete when a volume dated (year, month) goes to press."""
+    m = last_month(year, month)
+    fy = m // 12 + 1
+    while fiscal_bounds(fy)[1] > month_end(m // 12, m % 12 + 1):
+        fy -= 1
+    return fy
+
+
+def fy_per(fy: int, path: tuple[str, ...], dim: str = "") -> Per:
+    start, end = fiscal_bounds(fy)
+    return Per(
+        ("fy", fy), "fiscal_year", start, end, f"fiscal year {fy}", path, dim, ordinal=_ordinal(end)
+    )
+
+
+def asof_per(d: date, path: tuple[str, ...], text: str = "") -> Per:
+    return Per(
+        ("asof", d.isoformat()), "as_of_date", d, d, text or day_text(d), path, ordinal=_ordinal(d)
+    )
+
+
+def month_per(m: int, path: tuple[str, ...], stock: bool) -> Per:
+    y, mo = m // 12, m % 12 + 1
+    if stock:
+        end = month_end(y, mo)
+        return Per(
+            ("asof", end.isoformat()),
+            "as_of_date",
+            end,
+            end,
+            f"the end of {MONTH_NAMES[mo - 1]} {y}",
+            path,
+            scale=1.0,
+            ordinal=m,
+        )
+    return Per(
+        ("m", m),
+        "month",
+        date(y, mo, 1),
+        month_end(y, mo),
+        f"{MONTH_NAMES[mo - 1]} {y}",
+        path,
+        scale=1.0,
+        ordinal=m,
+    )
+
+
+def column_pers(spec: SeriesSpec, year: int, month: int, volume: str) -> list[Per]:
+    """The value columns a cat_rows printing has, left to right (no Total column)."""
+    lay = spec.layout
+    last_fy = last_fiscal_year(year, month)
+    m = last_month(year, month)
+    through = month_end(m // 12, m % 12 + 1)
+    if lay.columns == "quarters":
+        q_last = (m - 2) // 3
+        out = []
+        for q in range(q_last - spec.window + 1, q_last + 1):
+            y, qi = q // 4, q % 4
+            start, end = date(y, 3 * qi + 1, 1), month_end(y, 3 * qi + 3)
+            m0, m1 = MONTH_NAMES[3 * qi], MONTH_NAMES[3 * qi + 2]
+            out.append(
+                Per(
+                    ("q", q),
+                    "quarter",
+                    start,
+                    end,
+                    f"the {m0}–{m1} {y} quarter",
+                    (str(y), QUARTERS[qi]),
+                    scale=0.25,
+                    ordinal=_ordinal(end),
+                )
+            )
+        return out
+    if lay.columns == "budget":
+        cur = last_fy + 1
+        start, end = fiscal_bounds(cur)
+        elapsed = max(1, m - _ordinal(start) + 1)
+        return [
+            fy_per(last_fy - 1, ("Fiscal years", str(last_fy - 1))),
+            fy_per(last_fy, ("Fiscal years", str(last_fy))),
+            Per(
+                ("ytd", cur, m),
+                "year_to_date",
+                start,
+                None,
+                f"fiscal year {cur} to date",
+                (f"Fiscal year {cur} to date",),
+                scale=elapsed / 12,
+                ordinal=m,
+            ),
+            Per(
+                ("est", cur),
+                "estimate",
+                start,
+                end,
+                f"the fiscal year {cur} estimate",
+                (f"{cur} (Est.)",),
+                scale=1.05,
+                ordinal=_ordinal(end),
+            ),
+            Per(
+                ("cum", through.isoformat()),
+                "cumulative_to_date",
+                None,
+                through,
+                f"cumulative to {MONTH_NAMES[through.month - 1]} {through.day}, {through.year}",
+                (f"From inception to {day_text(through)}",),
+                scale=6.0,
+                ordinal=m,
+            ),
+        ]
+    if lay.columns == "dims":
+        return [
+            fy_per(fy, (f"Fiscal year {fy}", d), dim=d)
+            for fy in range(last_fy - spec.window + 1, last_fy + 1)
+            for d in spec.dims
+        ]
+    if lay.columns == "securities":
+        return [
+            Per(("sec", volume, *path), "not_a_period", None, None, "", path)
+            for path in SECURITY_COLUMNS
+        ]
+    fys = range(last_fy - spec.window + 1, last_fy + 1)
+    if spec.stock:
+        return [asof_per(fiscal_bounds(fy)[1], (day_text(fiscal_bounds(fy)[1]),)) for fy in fys]
+    return [fy_per(fy, ("Fiscal year", str(fy))) for fy in fys]
+
+
+def row_pers(spec: SeriesSpec, year: int, month: int) -> list[Per]:
+    """The period rows a period_rows printing has, top to bottom (no Total row)."""
+    if spec.period_kind == "fy":
+        last = last_fiscal_year(year, month)
+        fys = range(last - spec.window + 1, last + 1)
+        if spec.stock:
+            return [asof_per(fiscal_bounds(fy)[1], (day_text(fiscal_bounds(fy)[1]),)) for fy in fys]
+        return [fy_per(fy, (str(fy),)) for fy in fys]
+    last = last_month(year, month)
+    months = range(last - spec.window + 1, last + 1)
+    return [month_per(m, (f"{MONTHS[m % 12]} {m // 12}",), spec.stock) for m in months]
+
+
+def month_row_labels(pers: list[Per]) -> list[str]:
+    """Month rows under a year row: the year only on the first row and where it changes
+    ("1949-July", "August", ..., "1950-January")."""
+    out, year = [], None
+    for p in pers:
+        m = p.ordinal
+        y, name = m // 12, MONTH_NAMES[m % 12]
+        out.append(f"{y}-{name}" if y != year else name)
+        year = y
+    return out
