@@ -269,7 +269,12 @@ def read_table(
     columns = find_columns(block.body, height)
     if not columns or _is_page_listing(block, columns):
         return None, []
-    title, unit_lines, header_lines = read_preamble(block.preamble, pitch, height)
+    # under a numbered title ("TABLE FFO-2") a second block on the page is a panel of
+    # that table: its spanner line ("Net miscellaneous receipts") is no title of its own
+    panel = bool(previous_title) and bool(split_title(previous_title).number)
+    title, unit_lines, header_lines = read_preamble(
+        block.preamble, pitch, height, find_untitled=not panel
+    )
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
     col_labels = column_paths([_phrases(r.line, height) for r in header_lines], columns, height,
                               pitch)  # fmt: skip
@@ -521,7 +526,7 @@ def _continuation(inner: list[RowLine]) -> tuple[str, tuple[str, float] | None]:
 
 
 def read_preamble(
-    preamble: list[RowLine], pitch: float, height: float
+    preamble: list[RowLine], pitch: float, height: float, find_untitled: bool = True
 ) -> tuple[str, list[str], list[RowLine]]:
     """Title, unit lines and header lines from the lines above the first body row.
 
@@ -584,7 +589,7 @@ def read_preamble(
         if tail and tail[0].mid - row.mid > 2.5 * pitch:
             break
         tail.insert(0, row)
-    if not title:
+    if not title and find_untitled:
         # an untitled-by-number table: its title is the run of sentence-like lines
         # (one phrase each, several words) at the top of its heads, centred over them
         lead = []
