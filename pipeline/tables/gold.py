@@ -231,8 +231,6 @@ def _score_table(scores, volume, where, g, value_rows, best, pairs) -> None:
     # period slots: value columns with a period, then rows with a period
     for ci, col in enumerate(g["columns"]):
         gp = _period_tuple(col.get("period"))
-        if gp is None and not any(r.get("period") for r in value_rows):
-            gp = None
         if gp is None:
             continue
         cell = None

@@ -393,8 +393,9 @@ def _quarter(text: str, year: int) -> Period | None:
 def carry_years(labels: list[str]) -> list[str]:
     """Month rows under a year row: "1966", "1967-January", "February" -> "February 1967".
 
-    A label that names a month but no year takes the year of the nearest label above
-    that names one; other labels are returned unchanged.
+    A label that names a month but no year takes the year of the month row above it
+    that prints one ("1967-January"), while the run of month rows lasts; an annual row,
+    an item or a blank-year month row ends the run. Other labels are returned unchanged.
     """
     out, year = [], None
     for label in labels:
@@ -408,8 +409,8 @@ def carry_years(labels: list[str]) -> list[str]:
         elif year and _MONTH.match((label or "").strip()):
             out.append(f"{label.strip().rstrip('.')} {year}")
         else:
-            if _MONTH.match((label or "").strip()) or (label or "").strip():
-                year = year if _MONTH.match((label or "").strip()) else None
+            if (label or "").strip():
+                year = None  # an item, a total or an undated month row ends the run
             out.append(label)
     return out
 
