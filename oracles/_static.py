@@ -6,6 +6,10 @@ may not touch any name or attribute starting with ``_`` (the dunder escapes such
 ``().__class__.__base__.__subclasses__()``) or the frame / code / traceback
 attributes (``gi_frame.f_back.f_globals``) that lead out of the restricted globals.
 Every violation is reported with its rule and line; the oracle is then never run.
+
+The check walks the syntax tree without recursion, so a legal but deeply nested program
+(``x = 1 + 1 + ... + 1``) is checked like any other, and it never raises: a source that
+is not text, or any failure of the check itself, is a violation of its own.
 """
 
 from __future__ import annotations
@@ -36,9 +40,9 @@ MAX_SOURCE_CHARS = 100_000
 class Violation:
     """One broken rule of the static check."""
 
-    rule: str  # syntax | too-large | import-not-allowed | relative-import | star-import |
-    # forbidden-name | underscore-name | underscore-attribute | introspection-attribute |
-    # attribute-assignment
+    rule: str  # syntax | too-large | too-deep | not-text | static-check-failed |
+    # import-not-allowed | relative-import | star-import | forbidden-name | underscore-name |
+    # underscore-attribute | introspection-attribute | attribute-assignment
     line: int
     detail: str
 
@@ -46,12 +50,23 @@ class Violation:
         return f"line {self.line}: {self.rule}: {self.detail}"
 
 
-class _Checker(ast.NodeVisitor):
+class _Checker:
+    """Per-node rules. :meth:`run` visits every node of the tree with ``ast.walk`` (an
+    explicit queue, no recursion); each ``visit_<Node>`` looks at its own node only."""
+
     def __init__(self) -> None:
-        self.violations: list[Violation] = []
+        self.found: list[tuple[int, int, Violation]] = []
+
+    def run(self, tree: ast.AST) -> list[Violation]:
+        for node in ast.walk(tree):
+            visit = getattr(self, f"visit_{type(node).__name__}", None)
+            if visit is not None:
+                visit(node)
+        return [v for _, _, v in sorted(self.found, key=lambda f: (f[0], f[1]))]
 
     def flag(self, node: ast.AST, rule: str, detail: str) -> None:
-        self.violations.append(Violation(rule, getattr(node, "lineno", 0), detail))
+        line, col = getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+        self.found.append((line, col, Violation(rule, line, detail)))
 
     def name(self, node: ast.AST, name: str | None, what: str) -> None:
         if name is None:
@@ -94,29 +109,23 @@ class _Checker(ast.NodeVisitor):
             # Setting attributes is how module state is swapped (api.emit = ...,
             # getcontext().prec = ...); an oracle only reads and computes.
             self.flag(node, "attribute-assignment", f"assigning or deleting .{node.attr}")
-        self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.name(node, node.name, "function")
-        self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.name(node, node.name, "class")
-        self.generic_visit(node)
 
     def visit_arg(self, node: ast.arg) -> None:
         self.name(node, node.arg, "argument")
-        self.generic_visit(node)
 
     def visit_keyword(self, node: ast.keyword) -> None:
         self.name(node, node.arg, "keyword")
-        self.generic_visit(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         self.name(node, node.name, "exception name")
-        self.generic_visit(node)
 
     def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
         for name in node.names:
@@ -126,24 +135,30 @@ class _Checker(ast.NodeVisitor):
 
     def visit_MatchAs(self, node: ast.MatchAs) -> None:
         self.name(node, node.name, "pattern name")
-        self.generic_visit(node)
 
     def visit_MatchStar(self, node: ast.MatchStar) -> None:
         self.name(node, node.name, "pattern name")
 
     def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
         self.name(node, node.rest, "pattern name")
-        self.generic_visit(node)
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         # `case C(__class__=x)` reads attributes by name, like getattr.
         for attr in node.kwd_attrs:
             self.attribute(node, attr)
-        self.generic_visit(node)
 
 
 def check_source(source: str) -> list[Violation]:
-    """Every static rule the oracle source breaks (empty when it may run)."""
+    """Every static rule the oracle source breaks (empty when it may run). Never raises."""
+    if not isinstance(source, str):
+        return [Violation("not-text", 0, f"the source is {type(source).__name__}, not text")]
+    try:
+        return _check(source)
+    except Exception as err:  # noqa: BLE001 - a failing check rejects the oracle, never the batch
+        return [Violation("static-check-failed", 0, f"{type(err).__name__}: {err}"[:500])]
+
+
+def _check(source: str) -> list[Violation]:
     if len(source) > MAX_SOURCE_CHARS:
         return [Violation("too-large", 0, f"{len(source)} characters > {MAX_SOURCE_CHARS}")]
     try:
@@ -152,6 +167,6 @@ def check_source(source: str) -> list[Violation]:
         return [Violation("syntax", err.lineno or 0, err.msg)]
     except ValueError as err:  # e.g. null bytes in the source
         return [Violation("syntax", 0, str(err))]
-    checker = _Checker()
-    checker.visit(tree)
-    return sorted(checker.violations, key=lambda v: v.line)
+    except RecursionError as err:  # nesting deeper than the parser itself takes
+        return [Violation("too-deep", 0, f"the parser gave up: {err}")]
+    return _Checker().run(tree)

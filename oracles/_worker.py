@@ -177,15 +177,17 @@ def main() -> None:
         for line in sys.stdin:
             if not line.strip():
                 continue
-            request = json.loads(line)
+            request: dict = {}
             try:
+                request = json.loads(line)
                 result = run_in_child(request, facades, scratch)
-            except OSError as err:  # fork or pipe failure: report it, keep serving
+            except Exception as err:  # noqa: BLE001 - fork, pipe or request failure: report it,
+                # keep serving
                 result = {
-                    "task_id": request.get("task_id"),
+                    "task_id": request.get("task_id") if isinstance(request, dict) else None,
                     "status": "killed",
                     "rule": "worker",
-                    "error": f"worker could not run the oracle: {err}",
+                    "error": f"worker could not run the oracle: {type(err).__name__}: {err}",
                 }
             out.write(json.dumps(result, default=str) + "\n")
             out.flush()

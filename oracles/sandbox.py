@@ -8,6 +8,10 @@ files, no new processes, CPU and memory limits, restricted builtins) and the wor
 enforces the wall clock. A worker that dies or hangs is replaced and only the oracle
 it was running is lost, reported as ``killed``: hostile code never stops the run.
 
+One oracle never stops the batch: any exception while checking, sending or running one
+oracle (a check that fails on it, a request that cannot be encoded, a worker answering
+something unreadable) becomes that oracle's failure status with the reason.
+
 Statuses: ``ok`` (the oracle emitted its answer), ``rejected`` (static rule broken,
 never run), ``error`` (it raised, e.g. ``UnconfirmedCell`` or ``IdentityFailed``, or
 printed more than its one line), ``timeout`` (CPU or wall clock), ``memory``,
@@ -43,6 +47,7 @@ __all__ = [
 ]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+WORKER_COMMAND = [sys.executable, "-m", "oracles._worker"]
 # Time a worker may take beyond an oracle's own wall clock before it counts as hung.
 WORKER_GRACE_S = 10.0
 STARTUP_TIMEOUT_S = 120.0
@@ -94,11 +99,36 @@ def _rejected(task_id: str, violations: list[Violation]) -> OracleResult:
     )
 
 
+def _static_check(task_id: str, source: object, guards: bool) -> OracleResult | None:
+    """The oracle's ``rejected`` result, or None when it may run. Never raises."""
+    try:
+        if not isinstance(source, str):
+            violations = check_source(source)  # type: ignore[arg-type]  # -> not-text
+        else:
+            violations = check_source(source) if guards else []
+    except Exception as err:  # noqa: BLE001 - one oracle's failure, never the batch's
+        violations = [Violation("static-check-failed", 0, f"{type(err).__name__}: {err}"[:500])]
+    return _rejected(task_id, violations) if violations else None
+
+
+STATUSES = frozenset({"ok", "rejected", "error", "timeout", "memory", "killed"})
+
+
 def _from_worker(message: dict) -> OracleResult:
+    """The result a worker reported; ValueError when it is not one."""
+    status, output = message.get("status", "error"), message.get("output")
+    if status not in STATUSES:
+        raise ValueError(f"unknown status {status!r}")
+    if output is not None and not isinstance(output, dict):
+        raise ValueError(f"output is a {type(output).__name__}, not an object")
+    if status == "ok" and not (
+        output and "answer" in output and len(output.get("interval") or ()) == 2
+    ):
+        raise ValueError("status ok without an answer and an interval")
     return OracleResult(
         task_id=message["task_id"],
-        status=message.get("status", "error"),
-        output=message.get("output"),
+        status=status,
+        output=output,
         rule=message.get("rule", ""),
         error=message.get("error", ""),
         stderr=message.get("stderr", ""),
@@ -114,7 +144,7 @@ class _Worker:
 
     def __init__(self, env: dict[str, str], log: IO[bytes]):
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "oracles._worker"],
+            list(WORKER_COMMAND),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,
@@ -128,10 +158,10 @@ class _Worker:
 
     def send(self, request: dict) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write((json.dumps(request) + "\n").encode())
-        self.proc.stdin.flush()
         self.task = request["task_id"]
         self.task_started = time.monotonic()
+        self.proc.stdin.write((json.dumps(request) + "\n").encode())
+        self.proc.stdin.flush()
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -214,9 +244,9 @@ def run_oracles(
     results: dict[str, OracleResult] = {}
     pending: deque[tuple[str, str]] = deque()
     for task_id, source in oracles.items():
-        violations = check_source(source) if python_guards else []
-        if violations:
-            results[task_id] = _rejected(task_id, violations)
+        rejected = _static_check(task_id, source, python_guards)
+        if rejected is not None:
+            results[task_id] = rejected
         else:
             pending.append((task_id, source))
     if not pending:
@@ -252,10 +282,42 @@ def _dispatch(
     def feed(worker: _Worker) -> None:
         if worker.ready and worker.task is None and pending:
             task_id, source = pending.popleft()
+            request = {"task_id": task_id, "source": source, "guards": guards, **limits}
             try:
-                worker.send({"task_id": task_id, "source": source, "guards": guards, **limits})
+                json.dumps(request)
+            except (TypeError, ValueError) as err:
+                results[task_id] = OracleResult(
+                    task_id, "error", rule="request", error=f"cannot send the oracle: {err}"
+                )
+                advance()
+                return
+            try:
+                worker.send(request)
             except OSError:
                 lost(worker, f"worker {worker.proc.pid} closed its input")
+
+    def answer(worker: _Worker, line: bytes) -> None:
+        """Take one line from a worker; anything unreadable loses the worker (and only
+        the oracle it was running)."""
+        try:
+            message = json.loads(line)
+            if not isinstance(message, dict):
+                raise ValueError(f"a JSON {type(message).__name__}, not an object")
+            if message.get("ready"):
+                worker.ready = True
+                pool.failed_starts = 0
+            elif worker.task is not None and message.get("task_id") == worker.task:
+                result = _from_worker(message)
+                results[worker.task] = result
+                worker.task = None
+                advance()
+        except Exception as err:  # noqa: BLE001 - a garbled worker is replaced, the batch goes on
+            snippet = line[:200].decode("utf-8", "replace").strip()
+            lost(
+                worker,
+                f"unreadable answer from worker {worker.proc.pid} "
+                f"({type(err).__name__}: {err}): {snippet!r}",
+            )
 
     while pending or any(w.task is not None for w in pool.workers):
         for worker in list(pool.workers):
@@ -266,14 +328,7 @@ def _dispatch(
             if not line:
                 lost(worker, f"worker {worker.proc.pid} died (exit {worker.proc.poll()})")
                 continue
-            message = json.loads(line)
-            if message.get("ready"):
-                worker.ready = True
-                pool.failed_starts = 0
-            elif message.get("task_id") == worker.task:
-                results[worker.task] = _from_worker(message)
-                worker.task = None
-                advance()
+            answer(worker, line)
         now = time.monotonic()
         for worker in list(pool.workers):
             hung = worker.task is not None and now - worker.task_started > (
