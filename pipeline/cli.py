@@ -267,7 +267,7 @@ def judge(
     screenshots: bool = typer.Option(False, help="Render sheet screenshots with LibreOffice."),
 ) -> None:
     """Judge output workbooks against references (deterministic checker backend)."""
-    from pipeline.grade.workbooks import agreement, judge_batch, load_human_labels
+    from pipeline.judge.judge import agreement, judge_batch, load_human_labels
 
     frame = judge_batch(cases, out, screenshots=screenshots)
     passed = int(frame["verdict"].sum() or 0)

@@ -91,7 +91,7 @@ def test_status_lists_tables_and_quarantine(data_root):
 
 
 def test_judge_with_human_labels(tmp_path):
-    from tests.grade.test_workbook_checker import book, revenue_values
+    from tests.judge.test_checker import book, revenue_values
 
     book(tmp_path / "input.xlsx")
     book(tmp_path / "reference.xlsx", revenue_values)

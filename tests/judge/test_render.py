@@ -11,7 +11,8 @@ import pytest
 from PIL import Image
 
 from pipeline.detect.diffs import diff_workbooks
-from pipeline.grade.workbook_render import (
+from pipeline.ingest.workbooks import read_workbook
+from pipeline.judge.render import (
     edit_positions,
     encode_cell,
     encode_sheet,
@@ -19,7 +20,6 @@ from pipeline.grade.workbook_render import (
     snapshot_axes,
     snapshot_sheet,
 )
-from pipeline.ingest.workbooks import read_workbook
 
 TUPLE = re.compile(r"\(([A-Z]+[0-9]+), ")
 

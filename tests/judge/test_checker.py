@@ -11,8 +11,8 @@ import openpyxl
 import pytest
 from openpyxl.styles import PatternFill
 
-from pipeline.grade.workbook_checker import build_checker, parse_answer_position
 from pipeline.ingest.workbooks import Workbook, read_workbook
+from pipeline.judge.checker import build_checker, parse_answer_position
 
 
 def book(

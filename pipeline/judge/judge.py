@@ -27,14 +27,14 @@ from typing import Protocol, runtime_checkable
 import polars as pl
 
 from pipeline.detect.diffs import WorkbookDiff, diff_workbooks
-from pipeline.grade.workbook_checker import CheckResult, build_checker
-from pipeline.grade.workbook_render import (
+from pipeline.ingest.workbooks import Workbook, read_workbook
+from pipeline.judge.checker import CheckResult, build_checker
+from pipeline.judge.render import (
     edit_positions,
     encode_sheet,
     render_sheets,
     snapshot_sheet,
 )
-from pipeline.ingest.workbooks import Workbook, read_workbook
 
 TASK_KINDS = ("modify", "generate", "qa")
 

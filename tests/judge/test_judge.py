@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 from pipeline.config import SHARED_DATA
-from pipeline.grade.workbook_checker import build_checker
-from pipeline.grade.workbooks import (
+from pipeline.judge.checker import build_checker
+from pipeline.judge.judge import (
     JUDGEMENTS_SCHEMA,
     PROMPTS,
     CheckerJudge,
