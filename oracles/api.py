@@ -14,6 +14,11 @@ and every identity a served number takes part in is recomputed here from the
 printed ``table_cells`` before the number is handed out, so an oracle can never
 use a number its own table does not confirm.
 
+Every identity check, rounding and interval here runs in the API's own fixed decimal
+context (:func:`_fixed_context`), never in the oracle's: an oracle that installs a
+one-digit context, or changes the default context, cannot make a failing identity hold
+or move its key or interval.
+
 The warehouse folder comes from ``LEDGERFORGE_WAREHOUSE`` (the sandbox sets it) and
 is read once per process into plain Python dictionaries. Plain dictionaries, not
 Arrow or polars frames, because the sandbox forks a child per oracle from a warm
@@ -25,10 +30,21 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_UP, Context, Decimal, InvalidOperation
+from decimal import (
+    MAX_EMAX,
+    MIN_EMIN,
+    ROUND_HALF_UP,
+    Context,
+    Decimal,
+    DivisionByZero,
+    InvalidOperation,
+    Overflow,
+    localcontext,
+)
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -273,8 +289,44 @@ def session_log() -> dict:
 
 # --------------------------------------------------------------------------- table cells
 
-# Enough digits for any printed table number; traps make a silent inexact sum impossible.
-_EXACT = Context(prec=200, Emax=MAX_EMAX, Emin=MIN_EMIN, rounding=ROUND_HALF_UP)
+
+def _context(prec: int) -> Context:
+    """A context with every field given, so nothing comes from ``DefaultContext`` (which
+    an oracle can alter): half-up rounding, the widest exponents, and traps on invalid
+    operations, division by zero and overflow."""
+    return Context(
+        prec=prec,
+        rounding=ROUND_HALF_UP,
+        Emin=MIN_EMIN,
+        Emax=MAX_EMAX,
+        capitals=1,
+        clamp=0,
+        flags=[],
+        traps=[InvalidOperation, DivisionByZero, Overflow],
+    )
+
+
+# Enough digits for any printed table number, so a sum of them is exact.
+_EXACT = _context(200)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _fixed_context(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run ``fn`` in a copy of the API's own context, whatever context the caller set.
+
+    ``localcontext`` copies ``_EXACT`` on entry and restores the caller's on exit, so the
+    oracle's context is neither used nor changed. (No ``functools.wraps``: it would hang
+    the unwrapped function on the wrapper as ``__wrapped__``.)
+    """
+
+    def fixed(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with localcontext(_EXACT):
+            return fn(*args, **kwargs)
+
+    fixed.__name__, fixed.__qualname__, fixed.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    return fixed
 
 
 def _decimal(text: str | None, what: str) -> Decimal:
@@ -323,6 +375,7 @@ def _cell_value(wh: _Warehouse, table_id: str, r: int, c: int) -> Decimal:
     return _decimal(wh.printed[(table_id, r, c)], f"table {table_id} cell ({r},{c})")
 
 
+@_fixed_context
 def check_identity(identity_id: str) -> None:
     """Recompute one identity from the printed cells with Decimal; raise if it fails.
 
@@ -365,6 +418,7 @@ def check_identity(identity_id: str) -> None:
         )
 
 
+@_fixed_context
 def table_cell(doc: str, page: int, table: int, row: str | int, col: str | int) -> Decimal:
     """The confirmed number of one table cell, with every identity it is in re-asserted.
 
@@ -464,6 +518,7 @@ def _root_only() -> _Warehouse:
     return _warehouse
 
 
+@_fixed_context
 def workbook_cell(blob_sha256: str, sheet: str, address: str) -> Decimal | str:
     """The value of one workbook cell (cached value for formulas) from the ``cells`` asset.
 
@@ -506,6 +561,7 @@ def _exact(value: object, what: str) -> Decimal:
     return value
 
 
+@_fixed_context
 def emit(
     answer: Decimal,
     places: int,
@@ -528,7 +584,7 @@ def emit(
         raise EmitError(f"places must be an int, not {type(places).__name__}")
     exact = _exact(answer, "answer")
     digits = max(exact.adjusted(), 0) + abs(places) + 10
-    ctx = Context(prec=digits, Emax=MAX_EMAX, Emin=MIN_EMIN, rounding=ROUND_HALF_UP)
+    ctx = _context(digits)
     key = exact.quantize(Decimal(1).scaleb(-places), context=ctx)
     if interval is None:
         half = Decimal(5).scaleb(-(places + 1))
