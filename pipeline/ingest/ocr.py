@@ -30,6 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from pipeline.ingest import ocr_worker
 from pipeline.ingest.enhance import Enhancement, enhancement_for
+from pipeline.ingest.leaders import LEADERS_VERSION
 from pipeline.ingest.ocr_worker import ocr_image
 from pipeline.ingest.ocr_worker import run_tesseract as run_tesseract  # public here too
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA, WORDS_SCHEMA
@@ -78,10 +79,10 @@ def tesseract_args(psm: int = TESSERACT_PSM) -> list[str]:
 def ocr_key(image_sha256: str, args: list[str], recipe: Enhancement | None = None) -> str:
     """Cache key of one page's OCR: image hash + tesseract version + configuration.
 
-    A page preprocessed before OCR (``pipeline.ingest.enhance``) adds its recipe; an
-    untouched page's key is the same as before preprocessing existed.
+    Every page has its dot leaders erased first (``pipeline.ingest.leaders``, versioned);
+    a page enhanced before OCR (``pipeline.ingest.enhance``) adds its recipe.
     """
-    extra = [recipe.cache_tag()] if recipe else []
+    extra = [f"leaders-v{LEADERS_VERSION}"] + ([recipe.cache_tag()] if recipe else [])
     material = "\0".join([image_sha256, tesseract_version(), *args, *extra])
     return hashlib.sha256(material.encode()).hexdigest()
 

@@ -1,9 +1,9 @@
 """What an OCR worker process runs: kept light so a worker starts in milliseconds.
 
-A spawned worker imports only this module (``os``, ``subprocess``): it reads the page
-image, runs tesseract and hands the TSV text back; the parent parses it and writes the
-cache. Only a page that needs preprocessing (a blurry scan) pulls in the image and
-table libraries, lazily.
+A spawned worker imports this module: it reads the page image, erases dot leaders
+(``pipeline.ingest.leaders``, every page), runs tesseract and hands the TSV text back;
+the parent parses it and writes the cache. Only a page that needs more preprocessing (a
+blurry scan) pulls in the enhancement and table libraries, lazily.
 """
 
 from __future__ import annotations
@@ -36,16 +36,19 @@ def ocr_image(image: bytes | str, args: list[str], recipe: Enhancement | None = 
     Returns tesseract's TSV text, or, for a page with a preprocessing ``recipe``, the
     words frame after enhancement and the digit pass.
     """
+    from pipeline.ingest.leaders import erase_leaders
+
     if isinstance(image, str):
         with open(image, "rb") as fh:
             image = fh.read()
     if recipe is None:
-        return run_tesseract(image, args)
+        return run_tesseract(erase_leaders(image)[0], args)
     from pipeline.ingest.digits import apply_digit_pass
     from pipeline.ingest.enhance import enhance_png
     from pipeline.ingest.ocr import parse_tsv
 
     image = enhance_png(image, recipe)  # same pixel size: boxes stay in page pixels
+    image = erase_leaders(image)[0]  # on the sharpened image: its dots are distinct
     words = parse_tsv(run_tesseract(image, args))
     if recipe.digit_pass:
         words = apply_digit_pass(words, image, lambda png, a: parse_tsv(run_tesseract(png, a)))

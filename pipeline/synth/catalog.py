@@ -328,6 +328,7 @@ class Layout:
     label_marks: bool = False  # footnote marks "3/" after some stub labels
     chart: bool = False  # a bar chart with a legend line printed above the table
     continued: bool = False  # split over two pages, the second titled "(Continued)"
+    leaders: bool = False  # dot leaders from each stub label to the figures ("1942 .....")
 
 
 CLASSIC = Layout()
@@ -337,8 +338,8 @@ RECIPES: dict[str, Layout] = {
     ),
     "budget": Layout("budget", unit_place="column_head", columns="budget", label_marks=True),
     "dims": Layout("dims", unit_place="page_head", columns="dims"),
-    "months": Layout("months", month_rows="year_row", continued=True),
-    "securities": Layout("securities", unit_place="none", columns="securities"),
+    "months": Layout("months", month_rows="year_row", continued=True, leaders=True),
+    "securities": Layout("securities", unit_place="none", columns="securities", leaders=True),
 }
 # Series are laid out in cycles of RECIPE_CYCLE: each full cycle prints every recipe
 # once and the classic layout on the remaining series.

@@ -210,6 +210,8 @@ class StatementTable:
             tags.append("headings")
         if lay.label_marks:
             tags.append("label_marks")
+        if lay.leaders:
+            tags.append("leaders")
         if self.chart:
             tags.append("chart")
         if self.continued:

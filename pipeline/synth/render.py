@@ -118,6 +118,8 @@ class TableBlock:
             self.leaf_lines.append(_wrap(path[-1], f, width))
             self.col_w.append(round(width))
         label_w = max(pl.indent * self.indent_px + f.getlength(pl.text) for pl in t.print_lines)
+        if t.spec.layout.leaders:  # room for a few dots after the longest label
+            label_w += f.getlength(" ......")
         self.stub_lines = _wrap(
             t.stub_head,
             f,
@@ -170,6 +172,16 @@ class TableBlock:
             + len(t.footnote_lines) * note_lh
         )
         return True
+
+    def _draw_leader(self, draw: ImageDraw.ImageDraw, x0: float, x1: float, y: int) -> None:
+        """Dots from a stub label to its label column's edge ("1942 ........"), as the
+        bulletins before the 1990s print them."""
+        f = self.body
+        dot = f.getlength(".")
+        start = x0 + f.getlength(" ")
+        n = int((x1 - start) // dot)
+        if n >= 3:
+            draw.text((start, y), "." * n, font=f, fill=0, anchor="la")
 
     def col_right(self, left: int, c: int) -> int:
         """Right edge (pixels) of value column ``c`` for a table starting at ``left``."""
@@ -228,6 +240,10 @@ class TableBlock:
         for pl in t.print_lines:
             x = left + round(pl.indent * self.indent_px)
             draw.text((x, y), pl.text, font=f, fill=0, anchor="la")
+            if t.spec.layout.leaders and pl.row is not None:
+                self._draw_leader(
+                    draw, x + f.getlength(pl.text), left + self.label_w + self.gap / 2, y
+                )
             if pl.row is not None:
                 for c, cell in enumerate(t.cells[pl.row]):
                     draw.text((self.col_right(left, c), y), cell.text, font=f, fill=0, anchor="ra")

@@ -49,6 +49,7 @@ LAYOUTS = {
     "hyphenated",
     "headings",
     "label_marks",
+    "leaders",
     # the page
     "chart",
     "continued",

@@ -40,6 +40,7 @@ MEASURED = {
     "headings": (1, 1, 1, 1, 1, 1, 1),
     "hyphenated": (1, 1, 1, 1, 1, 1, 1),
     "label_marks": (1, 0.5, 0, 1, 1, 1, 1),
+    "leaders": (1, 1, 1, 1, 1, 1, 1),
     "month_year_rows": (1, 1, 1, 1, 1, 1, 1),
     "months": (1, 1, 1, 1, 1, 1, 1),
     "not_a_period": (1, 1, 1, 1, 1, 1, 1),
