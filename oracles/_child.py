@@ -186,6 +186,8 @@ def run_oracle_in_child(
     message: dict[str, object]
     try:
         isolation = isolate_fn()
+        # The worker's environment is already minimal; the oracle gets none at all.
+        os.environ.clear()
         api.reset_session()
         captured = io.StringIO()
         sys.stdout = captured

@@ -1,10 +1,11 @@
 """A long-lived sandbox worker: warm the warehouse once, fork a fresh child per oracle.
 
-Started by :mod:`oracles.sandbox` as ``python -m oracles._worker`` with
-``LEDGERFORGE_WAREHOUSE`` set. Protocol on stdin/stdout, one JSON object per line:
-the worker first writes ``{"ready": true}``; then for each request
-``{"task_id", "source", "timeout_s", "cpu_s", "memory_mb", "guards"}`` it writes
-one result ``{"task_id", "status", ...}`` (see :func:`run_in_child`).
+Started by :mod:`oracles.sandbox` as ``python -m oracles._worker`` with an explicit
+minimal environment: ``LEDGERFORGE_WAREHOUSE`` and ``LEDGERFORGE_ORACLE_SCRATCH`` (the
+folder the parent made for this worker's chroot folders) among a few others. Protocol
+on stdin/stdout, one JSON object per line: the worker first writes ``{"ready": true}``;
+then for each request ``{"task_id", "source", "timeout_s", "cpu_s", "memory_mb",
+"guards"}`` it writes one result ``{"task_id", "status", ...}`` (see :func:`run_in_child`).
 
 Forking from a warm worker costs a few milliseconds, where a fresh interpreter per
 oracle pays the imports and the Parquet read every time; the fork also gives every
@@ -168,7 +169,10 @@ def main() -> None:
     facades = build_facades()
     # Keep the collector off the warm objects, so children do not copy their pages.
     gc.freeze()
-    scratch = tempfile.mkdtemp(prefix="ledgerforge-oracles-")
+    # The parent makes this folder and removes it, also when it has to kill this worker;
+    # alone (no parent folder given) the worker makes its own and removes it on exit.
+    given = os.environ.get("LEDGERFORGE_ORACLE_SCRATCH")
+    scratch = given or tempfile.mkdtemp(prefix="ledgerforge-oracles-")
     os.chmod(scratch, 0o755)
     out = sys.stdout
     try:
@@ -192,7 +196,8 @@ def main() -> None:
             out.write(json.dumps(result, default=str) + "\n")
             out.flush()
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if not given:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

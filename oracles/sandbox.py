@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -172,26 +173,138 @@ class _Worker:
                 stream.close()
 
 
+SCRATCH_PREFIX = "ledgerforge-oracles-"
+# A scratch folder of a dead parent is swept only when untouched this long: a live pool's
+# folder changes with every oracle, and its pid may be one this process cannot see.
+STALE_AFTER_S = 600.0
+WORKER_ENV_NAMES = frozenset(
+    {
+        "LEDGERFORGE_WAREHOUSE",
+        "LEDGERFORGE_ORACLE_SCRATCH",
+        "PYTHONPATH",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONNOUSERSITE",
+        "PATH",
+        "LANG",
+        "LC_ALL",
+        "TMPDIR",
+        "OMP_THREAD_LIMIT",
+        "OMP_NUM_THREADS",
+        "POLARS_MAX_THREADS",
+    }
+)
+
+
+def worker_env(warehouse: Path, scratch: Path) -> dict[str, str]:
+    """The whole environment of a worker (and so of every oracle child): built from
+    nothing, so no API key, token or other variable of the parent reaches an oracle."""
+    env = {
+        "LEDGERFORGE_WAREHOUSE": str(Path(warehouse).resolve()),
+        "LEDGERFORGE_ORACLE_SCRATCH": str(scratch),
+        "PYTHONPATH": str(REPO_ROOT),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONNOUSERSITE": "1",
+        "PATH": os.defpath,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "TMPDIR": str(scratch),
+        # The worker forks: keep library thread pools from starting at all.
+        "OMP_THREAD_LIMIT": "1",
+        "OMP_NUM_THREADS": "1",
+        "POLARS_MAX_THREADS": "1",
+    }
+    assert set(env) == WORKER_ENV_NAMES
+    return env
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_scratch(tmp: str | Path | None = None) -> list[Path]:
+    """Remove the scratch folders of pools whose process is gone (killed before it could
+    clean up), untouched for ``STALE_AFTER_S``; return what was removed."""
+    removed = []
+    root = Path(tmp or tempfile.gettempdir())
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return removed
+    for path in entries:
+        name = path.name
+        if not name.startswith(SCRATCH_PREFIX):
+            continue
+        pid = name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
+        try:
+            stat = path.lstat()
+        except OSError:
+            continue
+        if (
+            not pid.isdigit()
+            or not path.is_dir()
+            or path.is_symlink()
+            or stat.st_uid != os.getuid()
+            or time.time() - stat.st_mtime < STALE_AFTER_S
+            or _pid_alive(int(pid))
+        ):
+            continue
+        _remove_tree(path)
+        removed.append(path)
+    return removed
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a scratch tree, its read-only chroot folders included."""
+
+    def writable_then_retry(func, name, _exc) -> None:  # noqa: ANN001 - rmtree's onerror
+        try:
+            os.chmod(os.path.dirname(name), 0o755)
+            func(name)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=writable_then_retry)
+
+
 class _Pool:
+    """The workers of one ``run_oracles`` call and the scratch folder they run in.
+
+    The scratch folder (``<tmp>/ledgerforge-oracles-<parent pid>-*``, one sub-folder per
+    worker) is made and removed by this parent, so a worker that is killed (or hangs and
+    is killed) leaves nothing behind; folders of a parent that was itself killed are
+    swept by the next pool.
+    """
+
     def __init__(self, warehouse: Path, workers: int):
-        self.env = dict(os.environ)
-        self.env.update(
-            LEDGERFORGE_WAREHOUSE=str(Path(warehouse).resolve()),
-            PYTHONPATH=os.pathsep.join(
-                p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if p
-            ),
-            # The worker forks: keep library thread pools from starting at all.
-            OMP_THREAD_LIMIT="1",
-            OMP_NUM_THREADS="1",
-            POLARS_MAX_THREADS="1",
-        )
+        sweep_stale_scratch()
+        self.warehouse = Path(warehouse)
+        self.scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+        os.chmod(self.scratch, 0o755)
+        self.started = 0
         self.log = tempfile.TemporaryFile()
         self.sel = selectors.DefaultSelector()
         self.failed_starts = 0
-        self.workers = [self._start() for _ in range(workers)]
+        self.workers: list[_Worker] = []
+        self.folders: dict[_Worker, Path] = {}
+        try:
+            for _ in range(workers):
+                self.workers.append(self._start())
+        except BaseException:
+            self.close()
+            raise
 
     def _start(self) -> _Worker:
-        worker = _Worker(self.env, self.log)
+        folder = self.scratch / f"w{self.started}"
+        self.started += 1
+        folder.mkdir(mode=0o755)
+        worker = _Worker(worker_env(self.warehouse, folder), self.log)
+        self.folders[worker] = folder
         assert worker.proc.stdout is not None
         self.sel.register(worker.proc.stdout, selectors.EVENT_READ, worker)
         return worker
@@ -200,10 +313,16 @@ class _Pool:
         self.log.seek(0)
         return self.log.read().decode("utf-8", "replace")[-2000:]
 
+    def _stop(self, worker: _Worker) -> None:
+        worker.stop()
+        folder = self.folders.pop(worker, None)
+        if folder is not None:
+            _remove_tree(folder)
+
     def replace(self, worker: _Worker) -> None:
         assert worker.proc.stdout is not None
         self.sel.unregister(worker.proc.stdout)
-        worker.stop()
+        self._stop(worker)
         self.workers.remove(worker)
         if not worker.ready:
             self.failed_starts += 1
@@ -213,9 +332,10 @@ class _Pool:
 
     def close(self) -> None:
         for worker in self.workers:
-            worker.stop()
+            self._stop(worker)
         self.sel.close()
         self.log.close()
+        _remove_tree(self.scratch)
 
 
 def run_oracles(
