@@ -14,6 +14,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from pipeline.config import REPO_ROOT, data_paths
@@ -91,11 +92,11 @@ def build(
     if code:
         _fail(f"dagster run failed with exit status {code}", code)
     _print_status(paths.root)
-    releases = (
-        sorted(p for p in paths.releases.glob("*") if p.is_dir()) if paths.releases.exists() else []
-    )
-    if releases:
-        console.print(f"[green]release:[/green] {max(releases, key=lambda p: p.stat().st_mtime)}")
+    from pipeline.publish.versions import latest_release
+
+    latest = latest_release(paths.releases)  # never a staging folder left by a crash
+    if latest is not None:
+        console.print(f"[green]release:[/green] {escape(str(latest))}", highlight=False)
 
 
 def _print_status(root: Path) -> None:
@@ -288,16 +289,16 @@ def release(
     data_root: Path = typer.Option(None, help="Data root."),
 ) -> None:
     """Publish the validated ``tasks`` of the warehouse as an immutable release."""
-    from pipeline.publish.release import ReleaseExists, publish_release
+    from pipeline.publish.release import InvalidVersion, ReleaseExists, publish_release
     from pipeline.store import Warehouse
 
     paths = data_paths(data_root)
     wh = Warehouse(paths)
     try:
         target = publish_release(wh.read("tasks"), wh.read("drafts"), paths.releases, version)
-    except ReleaseExists as exc:
-        _fail(str(exc))
-    console.print(f"[green]release:[/green] {target}")
+    except (ReleaseExists, InvalidVersion) as exc:
+        _fail(escape(str(exc)))
+    console.print(f"[green]release:[/green] {escape(str(target))}", highlight=False)
 
 
 @app.command()

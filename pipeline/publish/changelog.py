@@ -7,6 +7,8 @@ from pathlib import Path
 
 import polars as pl
 
+from pipeline.publish.naming import is_version
+
 CHANGELOG_SCHEMA = {
     "task_id": pl.String,
     "change": pl.String,  # added | removed | changed
@@ -22,17 +24,26 @@ def _version_key(name: str) -> list:
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
 
 
-def previous_release(releases_dir: Path, version: str) -> Path | None:
-    """The latest release folder before ``version`` in natural version order, if any."""
-    if not releases_dir.exists():
-        return None
-    older = [
+def published_releases(releases_dir: Path) -> list[Path]:
+    """The release folders of ``releases_dir``: real folders (not links) named by a valid
+    version and holding a manifest; never a staging folder (``.v1.k2j4l5m6``)."""
+    releases_dir = Path(releases_dir)
+    if not releases_dir.is_dir():
+        return []
+    return sorted(
         p
         for p in releases_dir.iterdir()
-        if p.is_dir()
-        and not p.name.startswith(".")
-        and _version_key(p.name) < _version_key(version)
-        and (p / "MANIFEST.json").exists()
+        if is_version(p.name)
+        and p.is_dir()
+        and not p.is_symlink()
+        and (p / "MANIFEST.json").is_file()
+    )
+
+
+def previous_release(releases_dir: Path, version: str) -> Path | None:
+    """The latest release folder before ``version`` in natural version order, if any."""
+    older = [
+        p for p in published_releases(releases_dir) if _version_key(p.name) < _version_key(version)
     ]
     return max(older, key=lambda p: _version_key(p.name)) if older else None
 

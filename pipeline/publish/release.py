@@ -1,16 +1,24 @@
 """Publishing a release: ``data/releases/<version>/`` in the layout of ``schemas.py``.
 
-A release is written to a hidden temporary folder and renamed into place at the end,
-so a failed publish leaves nothing behind, and a published version is never written
-again: publishing onto an existing version raises ``ReleaseExists``.
+A release is written to a hidden staging folder (``.<version>.<random>``) and renamed
+into place at the end, so a failed publish leaves nothing behind, and a published version
+is never written again: publishing onto an existing version raises ``ReleaseExists``.
+A publish that is killed before the rename leaves its staging folder; such folders are
+never releases (their names are not versions) and are removed by :func:`clean_staging`,
+which every publish and every look-up of the latest release runs. Publishers hold an
+exclusive lock on the ``releases/`` folder, so the staging folder of a publisher that is
+still at work is never taken for a stale one.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
@@ -18,15 +26,76 @@ import polars as pl
 from pipeline.publish.card import dataset_card
 from pipeline.publish.changelog import changelog_markdown, diff_keys, previous_release, release_keys
 from pipeline.publish.manifest import sha256_file, write_manifest
+from pipeline.publish.naming import InvalidVersion, staging_version, validate_version
 from pipeline.publish.schemas import QA_ANSWER_SCHEMA, QA_PUBLIC_SCHEMA
 from pipeline.store import check_schema
 from pipeline.validate.schemas import TASKS_SCHEMA
 
 EXAMPLE_SHARE = 0.10
 
+__all__ = [
+    "InvalidVersion",
+    "ReleaseExists",
+    "clean_staging",
+    "is_example",
+    "publish_release",
+    "validate_version",
+]
+
 
 class ReleaseExists(FileExistsError):
     """The version is already published; releases are immutable."""
+
+
+@contextmanager
+def _publish_lock(releases_dir: Path, *, wait: bool = True) -> Iterator[bool]:
+    """Hold the exclusive publish lock (a ``flock`` on the ``releases_dir`` folder itself,
+    so no lock file is left); yields False, without the lock, when ``wait`` is off and
+    another publisher holds it."""
+    fd = os.open(releases_dir, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # closing the only descriptor releases the lock
+
+
+def _remove_staging(releases_dir: Path) -> list[Path]:
+    removed = []
+    for path in sorted(releases_dir.iterdir()):
+        if staging_version(path.name) and path.is_dir() and not path.is_symlink():
+            _remove_tree(path)
+            removed.append(path)
+    return removed
+
+
+def _remove_tree(path: Path) -> None:
+    def writable_then_retry(func, name, _exc) -> None:  # noqa: ANN001 - rmtree's onerror
+        try:
+            os.chmod(os.path.dirname(name), 0o755)
+            func(name)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=writable_then_retry)
+
+
+def clean_staging(releases_dir: Path) -> list[Path]:
+    """Remove the staging folders an interrupted publish left in ``releases_dir``; return
+    them. Does nothing (returns ``[]``) while another publisher holds the lock, or where
+    the folder cannot be written."""
+    releases_dir = Path(releases_dir)
+    if not releases_dir.is_dir():
+        return []
+    try:
+        with _publish_lock(releases_dir, wait=False) as locked:
+            return _remove_staging(releases_dir) if locked else []
+    except OSError:
+        return []
 
 
 def is_example(task_id: str, share: float = EXAMPLE_SHARE) -> bool:
@@ -66,23 +135,45 @@ def publish_release(
     ``tasks`` is the validation output (``TASKS_SCHEMA``: accepted and rejected, the
     card reports both); ``drafts`` the drafts it came from (counted in the card).
     ``previous`` is the release to diff keys against (default: the latest older
-    version in ``releases_dir``). Raises ``ReleaseExists`` if the version exists.
+    version in ``releases_dir``). Raises ``InvalidVersion`` for a name that cannot be a
+    version (:mod:`pipeline.publish.naming`) and ``ReleaseExists`` if the version exists.
     """
+    validate_version(version)
     releases_dir = Path(releases_dir)
     target = releases_dir / version
     if target.exists():
         raise ReleaseExists(
             f"release {target} already exists: releases are immutable, publish a new version"
         )
-    if not version or "/" in version or version.startswith("."):
-        raise ValueError(f"release version {version!r} is not a folder name")
     tasks = check_schema(tasks, TASKS_SCHEMA, "tasks")
     accepted = tasks.filter(pl.col("status") == "accepted").sort("task_id")
     if accepted["task_id"].n_unique() != accepted.height:
         raise ValueError("tasks: accepted task_ids are not unique; validate the drafts first")
-    previous = previous if previous is not None else previous_release(releases_dir, version)
-
     releases_dir.mkdir(parents=True, exist_ok=True)
+    with _publish_lock(releases_dir):
+        _remove_staging(releases_dir)
+        if target.exists():
+            raise ReleaseExists(
+                f"release {target} already exists: releases are immutable, publish a new version"
+            )
+        previous = previous if previous is not None else previous_release(releases_dir, version)
+        return _publish(
+            tasks, accepted, drafts, releases_dir, version, previous, example_share, license, title
+        )
+
+
+def _publish(
+    tasks: pl.DataFrame,
+    accepted: pl.DataFrame,
+    drafts: pl.DataFrame,
+    releases_dir: Path,
+    version: str,
+    previous: Path | None,
+    example_share: float,
+    license: str,
+    title: str,
+) -> Path:
+    target = releases_dir / version
     staging = Path(tempfile.mkdtemp(prefix=f".{version}.", dir=releases_dir))
     try:
         oracle_sha = {}
@@ -138,6 +229,6 @@ def publish_release(
         except OSError as err:
             raise ReleaseExists(f"release {target} appeared while publishing: {err}") from err
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        _remove_tree(staging)
         raise
     return target

@@ -13,14 +13,20 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline.publish.changelog import _version_key, release_keys
+from pipeline.publish.changelog import _version_key, published_releases, release_keys
+from pipeline.publish.release import clean_staging
 
 
 def latest_release(releases_dir: Path) -> Path | None:
-    """The newest published release folder (natural version order), if any."""
-    if not releases_dir.exists():
-        return None
-    done = [p for p in releases_dir.iterdir() if p.is_dir() and (p / "MANIFEST.json").exists()]
+    """The newest published release folder (natural version order), if any.
+
+    Only folders named by a valid version and holding a manifest count: the staging
+    folder of an interrupted publish (``.v1.k2j4l5m6``) never does, and is removed here
+    (unless a publisher is at work), so a rebuild never adopts it.
+    """
+    releases_dir = Path(releases_dir)
+    clean_staging(releases_dir)
+    done = published_releases(releases_dir)
     return max(done, key=lambda p: _version_key(p.name)) if done else None
 
 
