@@ -1,40 +1,156 @@
-"""The answer grader: read one number from an agent's response and check it against the key.
+"""The answer grader: read the one number an agent's response commits to, check it against the key.
 
-The rules follow ARCHITECTURE.md ("Grader") and appendix E of TreasuryQA Bench. Each rule
-is a small named function below; the :class:`Verdict` names the rule that fired, so a
-disputed grade can be traced to one function.
+The rules follow ARCHITECTURE.md ("Grader") and appendix E of TreasuryQA Bench, widened by
+issue 9 (messy model output) and issue 8 (linear time). Each rule is a small named function
+below; the :class:`Verdict` names the rule that fired and, for a failure the grader itself
+decided (hedge, unit, unreadable format), its ``cause``, so a disputed grade can be traced
+to one function. The README ("How an answer is graded") lists where we differ from
+OfficeQA's ``reward.py`` and why.
 
-1. The answer line is the last line that starts with ``ANSWER`` or ``Final answer`` (any
-   case, after Markdown/LaTeX wrappers). When it carries nothing, the next non-empty line
-   is read instead (agents often put the number under the label).
-2. Markdown and LaTeX wrappers are stripped; Unicode minus, a dash glued to a number or
-   currency sign, and accounting parentheses read as negative.
-3. Numbers are never rescaled by unit words ("1169.41 million" is 1169.41).
-4. On the answer line, numbers in file names and links, numbers after page/table/line
-   words, dates and years after words like "fiscal year" or "June 30" are dropped.
-5. The first remaining number is the answer; the last one when the line declares a
-   correction ("should be", "instead", an arrow), ignoring numbers after "instead of".
-6. Abstention wording before the number makes the response an abstention.
-7. Without an answer line, the last *amount* of the response is read: a number with a
-   currency sign, decimal point, thousands separator or percent sign, not a year.
-8. The attempt passes when the number lies in the task's inclusive interval.
+Where the answer is (the last of these in the response wins, because a model's last word
+is its answer; corrections are later words):
 
-Not read on purpose: decimal commas ("1.234,56"), scientific notation and fractions;
-a plain space is never a thousands separator (only thin/no-break spaces and LaTeX ``\\,``).
+1. **Answer line** (``answer_line``): a line that starts with ``ANSWER`` or ``Final answer``
+   (any case, after Markdown/quote/heading/bullet/number marks, also ``<FINAL_ANSWER>``),
+   followed by punctuation, a number or ``is``/``was``. A sentence that merely starts with
+   the word ("Answer format followed: number only") is not an answer line: the label must
+   be followed by what a label is followed by. ``Answering``/``Answers`` never are.
+2. **Below the label** (``answer_next_line``): ``ANSWER:``, ``**Final Answer**`` or
+   ``### Answer`` with nothing on the line reads the next line that holds a letter or digit
+   (lines of only ``$$``, ``\\[`` or fences, and a table's header row, are skipped), so
+   display math, ``\\boxed{5{,}123}`` blocks and tables under a heading are read.
+3. **Answer phrase** (``answer_phrase``): "So the answer is 77.", "The answer is 42!",
+   "Therefore, the final answer is 2,345.6", "My answer: 908" anywhere in a line. Because a
+   phrase can be prose ("the answer is in Table 3"), the number must come right after it
+   (only filler words such as "approximately" or "therefore" between); otherwise the phrase
+   is ignored.
+4. **Boxed** (``boxed``): ``\\boxed{...}`` anywhere reads its content (a strong commitment in
+   math-style output).
+5. **Correction after the answer** (``correction_after_answer``): in the few lines after the
+   answer, a correction marker ("Wait, actually… 5,215", "It should be 3,686", "Correction:
+   421.6", "the correct figure is …") directly followed by a number replaces the answer; a
+   re-check that names no new number right after the marker ("Let me double-check: … 77")
+   does not.
+6. **Last amount** (``last_amount``): without any of the above, the last *amount* of the
+   response: a number with a currency sign, decimal point, thousands separator or percent
+   sign, not a year. Plain integers are too often counts, pages and years to be read
+   without a label.
+
+Which number on the answer text is the answer:
+
+7. Markdown and LaTeX wrappers are stripped; Unicode minus, a dash glued to a number or
+   currency sign, accounting parentheses and a trailing minus (``1,234.56-``) read as
+   negative; apostrophe thousands (``1'234'567``) are read.
+8. Struck-through numbers (``~~903~~ 930``, ``<s>903</s> 930``, U+0336) are withdrawn and
+   never read.
+9. Numbers in file names and links, after page/table/line words, dates, spans of years
+   (``1941-42``) and years after words like "fiscal year" or "June 30" are dropped.
+10. A **Markdown table row** (``table_value_cell``) reads its value cell: the last cell after
+    the label with a number that is not a year (``| Answer | 1944 | $45,159 |`` is 45,159).
+11. A line that **declares a correction** ("should be", "instead", "actually", an arrow)
+    reads its last number, ignoring numbers after "instead of"/"not"/"from"
+    (``answer_line_correction``).
+12. An **equation** (``equation_result``) reads its result: the number after the last ``=``
+    that has a number before it and is not itself followed by an operator
+    (``1,200 + 3,400 = 4,600`` is 4,600; ``4,600 (= 1,200 + 3,400)`` is 4,600).
+13. **Year labels** (``year_label_skipped``): leading years that label the answer are skipped
+    when an amount follows, or when the year is followed by a colon (``ANSWER 1941: 2,602``,
+    ``1944 receipts: 45,159``, ``The 1950 figure, 2,001.5``). A bare year with nothing after
+    it is read: it may be the answer.
+14. Otherwise the first remaining number.
+
+When the number read is not an answer (the attempt fails; the rule says why):
+
+15. **Hedge or range** (``hedge_or_range``, cause ``hedge``): the number is one end of a
+    range or one of alternatives: "between 310 and 320", "4,500-4,600", "45–50%", "4.5 to
+    4.6 billion", "1,482 or 1,428", "12.5% (or possibly 12.8%)". No single number is
+    committed, so none is read; never the lower bound, which would pass whenever the key is
+    at an end. The same amount restated ("1,234 million, or $1.234 billion": values a power
+    of ten apart) is not a hedge.
+16. **Unreadable format** (``unreadable_format``, cause ``unreadable_format``): scientific
+    notation (``4.6e9``, ``4.6 x 10^9``), decimal commas (``1.234,56``, ``3,5``), dots or
+    plain spaces as thousands separators (``2.602.000``, ``2 602``), numbers over 60 digits.
+    Reading these would truncate them (``1.234,56`` as 1.234) into a number that could pass
+    by accident; we read nothing instead. Thin and no-break spaces are typeset thousands
+    separators and are read.
+17. **Unit** (``unit_mismatch``, cause ``unit``): when the task's unit is known and the
+    number is followed by an explicit scale word (thousand/million/billion/trillion and
+    ``k``, ``M``, ``mn``, ``bn``...) that is not the task's scale, the attempt fails even if
+    the digits match ("4.6 billion" for a key in millions, "4.6 million" for a key of 4.6
+    in billions). Numbers are never rescaled: the answer is read in the task's unit, and a
+    model that states another one has not answered in it. The number read is kept.
+18. **Abstention** (``answer_line_abstention``, ``response_abstention``): wording that
+    declines to answer ("not available", "cannot be determined/established", "can't help",
+    "unable to", "none of the tables …", "I don't have enough information", "N/A") before
+    the number, or anywhere when there is no number. An answer given after a hedge counts:
+    when "but", "however", "though", "still", "that said" … follows the abstention wording
+    and precedes the number ("I cannot verify, but my best estimate is 3,668"), the number
+    is the answer: the model committed to it.
+
+Scoring: the attempt passes when a number was read, it is not an abstention, no failure
+cause applies, and it lies in the task's inclusive interval ``[lo, hi]``.
+
+Bounded work (issue 8): every pattern is linear (no nested or overlapping quantifiers);
+labels are looked for at most at the last :data:`MAX_LABELS` mentions of "answer" or
+``\\boxed``; a line is read in a window of :data:`MAX_LINE_CHARS` characters; the last
+amount is looked for in at most :data:`MAX_FALLBACK_LINES` digit-bearing lines and
+:data:`FALLBACK_CHARS` characters from the end; abstention wording without a number is
+looked for in the last :data:`FALLBACK_CHARS` characters. A 1 MB response grades in time
+proportional to its length (``benchmarks/bench_grader.py``).
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from pipeline.grade.answer_choice import (
+    ABSTENTION,
+    CORRECTION,
+    NONE_ANSWER,
+    abstains_before,
+    equation_result,
+    hedged,
+    is_superseded,
+    only_fillers,
+    skip_year_labels,
+    table_cells,
+    value_cell,
+)
+from pipeline.grade.answer_numbers import (
+    NumberToken,
+    mask,
+    numbers,
+    scale_after,
+    task_scale,
+    unreadable_format,
+)
+from pipeline.grade.answer_text import NEWLINES, clean, is_blank
+
+MAX_LINE_CHARS = 2_000
+MAX_LABELS = 200
+MAX_FOLLOWING = 12
+MAX_FALLBACK_LINES = 400
+FALLBACK_CHARS = 50_000
+_LABEL_HEAD = 300  # a label must start within this many characters of its line
+
 # The rules that can fire; a Verdict carries exactly one of them.
 RULE_ANSWER_LINE = "answer_line"
 RULE_ANSWER_NEXT_LINE = "answer_next_line"
+RULE_ANSWER_PHRASE = "answer_phrase"
+RULE_BOXED = "boxed"
 RULE_CORRECTION = "answer_line_correction"
+RULE_LATER_CORRECTION = "correction_after_answer"
+RULE_TABLE_CELL = "table_value_cell"
+RULE_EQUATION = "equation_result"
+RULE_YEAR_LABEL = "year_label_skipped"
+RULE_HEDGE = "hedge_or_range"
+RULE_UNREADABLE = "unreadable_format"
+RULE_UNIT = "unit_mismatch"
 RULE_ANSWER_LINE_ABSTENTION = "answer_line_abstention"
 RULE_ANSWER_LINE_NO_NUMBER = "answer_line_no_number"
 RULE_LAST_AMOUNT = "last_amount"
@@ -43,7 +159,16 @@ RULE_NO_NUMBER = "no_number"
 RULES = (
     RULE_ANSWER_LINE,
     RULE_ANSWER_NEXT_LINE,
+    RULE_ANSWER_PHRASE,
+    RULE_BOXED,
     RULE_CORRECTION,
+    RULE_LATER_CORRECTION,
+    RULE_TABLE_CELL,
+    RULE_EQUATION,
+    RULE_YEAR_LABEL,
+    RULE_HEDGE,
+    RULE_UNREADABLE,
+    RULE_UNIT,
     RULE_ANSWER_LINE_ABSTENTION,
     RULE_ANSWER_LINE_NO_NUMBER,
     RULE_LAST_AMOUNT,
@@ -51,15 +176,27 @@ RULES = (
     RULE_NO_NUMBER,
 )
 
+# Failure causes the grader decides itself (a Verdict's ``cause``; null otherwise).
+CAUSE_HEDGE = "hedge"
+CAUSE_UNREADABLE = "unreadable_format"
+CAUSE_UNIT = "unit"
+GRADER_CAUSES = (CAUSE_HEDGE, CAUSE_UNREADABLE, CAUSE_UNIT)
+
 
 @dataclass(frozen=True)
 class Extraction:
-    """The number read from a response, the rule that produced it and the text it read."""
+    """The number read from a response, the rule that produced it and the text it read.
+
+    ``cause`` is set when the grader itself fails the attempt (hedge, unreadable format,
+    unit) and ``detail`` says more (the format, the scale word).
+    """
 
     number: Decimal | None
     rule: str
     abstained: bool
     text: str
+    cause: str | None = None
+    detail: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,367 +208,299 @@ class Verdict:
     passed: bool
     abstained: bool
     text: str
+    cause: str | None = None
+    detail: str | None = None
 
 
-@dataclass(frozen=True)
-class NumberToken:
-    """One number found in a line, with its sign applied and what marks it as an amount."""
+# --- wording --------------------------------------------------------------------------
 
-    value: Decimal
-    start: int
-    end: int
-    currency: bool
-    percent: bool
-    separators: bool  # thousands separator or decimal point
-
-    @property
-    def is_amount(self) -> bool:
-        return (self.currency or self.percent or self.separators) and not _is_year(self)
-
-
-# --- normalisation --------------------------------------------------------------------
-
-_DASHES = dict.fromkeys(map(ord, "\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63\uff0d"), "-")
-_SPACES = dict.fromkeys(map(ord, "\u00a0\u2007\u2009\u202f\u2002\u2003\u2004\u2005\u2006"), " ")
-_OTHER = {ord("\uff04"): "$", ord("\uff05"): "%", ord("\u200b"): "", ord("\ufeff"): ""}
-_THIN_SEPARATOR = re.compile(r"(?<=[0-9])[\u00a0\u2009\u202f\u2007](?=[0-9]{3}(?![0-9]))")
-
-
-def _normalize_characters(line: str) -> str:
-    """Map every dash-like sign to ``-`` and odd spaces to `` ``.
-
-    Accepts Unicode minus (U+2212), en/em dashes, fullwidth ``$``/``%`` and thin or
-    no-break spaces. A thin/no-break space between digit groups is a thousands separator
-    in typeset numbers ("7 046 001"), so it is removed rather than turned into a space.
-    """
-    line = _THIN_SEPARATOR.sub("", line)
-    return line.translate(_DASHES).translate(_SPACES).translate(_OTHER)
-
-
-_FILE_NAME = re.compile(
-    r"(?<![\w.~/\\-])(?:[\w.~-]+[/\\])*[\w.~-]*\.(?:pdf|xlsx|xlsm|xls|csv|tsv|txt|json|jsonl"
-    r"|parquet|png|jpe?g|tiff?|docx?|html?|md|py|zip|eml|msg)\b",
+_LATER_CORRECTION = re.compile(
+    r"\b(?:wait|actually|oops|sorry|correction|corrected|on second thought"
+    r"|i made (?:an? )?(?:error|mistake)|i misread|should (?:have )?be(?:en)?"
+    r"|(?:correct|right|revised|corrected|updated) (?:figure|value|answer|number|amount|total"
+    r"|result)(?: is| would be| should be)?)\b",
     re.IGNORECASE,
 )
-_LINK = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
+# words that may stand between a label, phrase or correction marker and its number
 
-
-def _drop_file_names(line: str) -> str:
-    """Blank out file names and links (``combined_statement__historical__cs-1941.pdf``).
-
-    Agents are told to cite the volumes they used, often on the answer line; the years
-    and numbers in those names are never the answer.
-    """
-    line = _LINK.sub(_blank, line)
-    return _FILE_NAME.sub(_blank, line)
-
-
-_LATEX_WRAPPER = re.compile(
-    r"\\(?:boxed|text|textbf|textit|textrm|mathrm|mathbf|mathit|mbox|fbox|operatorname"
-    r"|displaystyle|left|right|bigl?|bigr?|Bigl?|Bigr?)\b\s*"
-)
-_LATEX_THIN_SPACE = re.compile(r"(?<=[0-9])\\[,;:! ](?=[0-9]{3}(?![0-9]))")
-_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+|\\[()\[\],;:! ]")
-
-
-def _strip_latex(line: str) -> str:
-    """Remove LaTeX wrappers: ``\\boxed{}``, ``\\text{}``, ``\\(...\\)``, ``$$``, ``{,}``.
-
-    ``\\$`` and ``\\%`` become the plain signs, ``7{,}046`` and ``7\\,046`` become
-    ``7,046`` and ``7046`` (LaTeX's ways to write thousands separators); other commands
-    become spaces so they never glue two numbers together. A lone ``$`` stays: it reads
-    as a currency sign, which is harmless around math (``$5$`` is 5).
-    """
-    if "\\" not in line and "{" not in line and "$$" not in line:
-        return line
-    line = line.replace("\\$", "$").replace("\\%", "%").replace("{,}", ",")
-    line = _LATEX_THIN_SPACE.sub("", line)
-    line = _LATEX_WRAPPER.sub("", line)
-    line = _LATEX_COMMAND.sub(" ", line)
-    line = re.sub(r"\${2,}", "$", line)
-    return line.replace("{", "").replace("}", "")
-
-
-_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
-_EMPHASIS = re.compile(r"\*+|~~|`+|(?<![A-Za-z0-9])_+|_+(?![A-Za-z0-9])")
-
-
-def _strip_markdown(line: str) -> str:
-    """Remove Markdown emphasis, code ticks, table pipes and HTML tags.
-
-    ``**ANSWER:** `2,602` `` reads as ``ANSWER: 2,602``. Headings, quotes and bullets at
-    the start of a line are handled where the answer line is recognised.
-    """
-    line = _HTML_TAG.sub(" ", line)
-    line = _EMPHASIS.sub("", line)
-    return line.replace("|", " ")
-
-
-def _clean_line(line: str) -> str:
-    """One line with characters normalised, file names blanked and wrappers stripped.
-
-    File names go first: stripping Markdown underscores would break them apart.
-    """
-    return _strip_markdown(_strip_latex(_drop_file_names(_normalize_characters(line))))
-
-
-def _blank(match: re.Match[str]) -> str:
-    """Replace a match by spaces of the same length so positions stay meaningful."""
-    return " " * len(match.group(0))
-
-
-# --- the answer line ------------------------------------------------------------------
-
-_ANSWER_LINE = re.compile(
-    r"^\s*(?:[>#]+\s*|[-+*\u2022]\s+|[0-9]{1,2}[.)]\s+)*(?:final\s+answer|answer)\b(?P<rest>.*)$",
+_LABEL = re.compile(
+    r"[\s>#*_+\u2022|`~<-]*(?:[0-9]{1,2}[.)][\s*_]+)?(?P<label>final[\s*_]+answer|answer)"
+    r"(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
 
+_LABEL_CONTINUES = re.compile(
+    r"[\s*_]*(?:$|[:=.)\]|>\-$\u20ac\u00a3\u00a5(+\\~<0-9]|(?:is|was|would|will|equals"
+    r"|approximately|about|roughly)\b)",
+    re.IGNORECASE,
+)
 
-def _find_answer_line(lines: list[str]) -> tuple[int, str] | None:
-    """The index and text after the label of the last line starting with ANSWER/Final answer.
+_PHRASE = re.compile(
+    r"\b(?:the|my|our)[\s*_]+(?:(?:final|correct|best|right|resulting)[\s*_]+)?answer[\s*_]*"
+    r"(?:is\b|would be\b|will be\b|equals\b|comes to\b|[:=])",
+    re.IGNORECASE,
+)
 
-    Accepts ``ANSWER: x``, ``**Final Answer:** x``, ``### Answer - x``, ``> ANSWER x``.
-    ``Answering ...`` is not an answer line (the label must end at a word boundary).
+_LABEL_WORDS = re.compile(r"answer|\\boxed", re.IGNORECASE)
+
+_DIGIT = re.compile(r"[0-9]")
+
+
+def _read(
+    raw: str, rule: str, scale: int | None, *, strict: bool, label: bool
+) -> Extraction | None:
+    """Read the number a piece of text commits to, by rules 7-18 of the module docstring.
+
+    ``strict``: the number must come first (after fillers), or nothing is read (answer
+    phrases and correction markers). ``label``: the piece follows an answer label, so an
+    empty or abstaining piece is a verdict of its own; otherwise it is None (not read).
     """
-    for index in range(len(lines) - 1, -1, -1):
-        match = _ANSWER_LINE.match(lines[index])
-        if match:
-            return index, match.group("rest")
+    cells = table_cells(raw)
+    if cells is not None:
+        raw = value_cell(cells)
+        rule = RULE_TABLE_CELL
+    text = clean(raw)
+    masked = mask(text)
+    tokens = numbers(masked)
+    if strict and (not tokens or not only_fillers(masked[: tokens[0].start])):
+        return None
+    if not tokens:
+        if not label:
+            return None
+        if ABSTENTION.search(text) or NONE_ANSWER.fullmatch(text):
+            return Extraction(None, RULE_ANSWER_LINE_ABSTENTION, True, text)
+        return Extraction(None, RULE_ANSWER_LINE_NO_NUMBER, False, text)
+    chosen, rule, candidates = _choose(masked, tokens, rule)
+    return _judge(text, masked, candidates, chosen, rule, scale, label)
+
+
+def _choose(
+    masked: str, tokens: list[NumberToken], rule: str
+) -> tuple[NumberToken, str, list[NumberToken]]:
+    """The number that answers (rules 11-14), the rule, and the numbers around it."""
+    if CORRECTION.search(masked):
+        kept = [t for t in tokens if not is_superseded(masked, t)] or tokens
+        return kept[-1], RULE_CORRECTION, kept
+    result = equation_result(masked, tokens)
+    if result is not None:
+        return result, RULE_EQUATION, tokens[tokens.index(result) :]
+    skipped = skip_year_labels(masked, tokens)
+    if skipped:
+        return tokens[skipped], RULE_YEAR_LABEL, tokens[skipped:]
+    return tokens[0], rule, tokens
+
+
+def _judge(
+    text: str,
+    masked: str,
+    tokens: list[NumberToken],
+    chosen: NumberToken,
+    rule: str,
+    scale: int | None,
+    label: bool,
+) -> Extraction:
+    """Rules 15-18 on the chosen number: hedge, unreadable format, abstention, unit."""
+    if hedged(masked, tokens, chosen):
+        return Extraction(None, RULE_HEDGE, False, text, CAUSE_HEDGE)
+    reason = unreadable_format(masked, chosen)
+    if reason is not None:
+        return Extraction(None, RULE_UNREADABLE, False, text, CAUSE_UNREADABLE, reason)
+    if abstains_before(text, chosen.start):
+        abstention = RULE_ANSWER_LINE_ABSTENTION if label else RULE_RESPONSE_ABSTENTION
+        return Extraction(None, abstention, True, text)
+    stated = scale_after(masked, chosen)
+    if scale is not None and stated is not None and stated != scale:
+        detail = f"stated in 10^{stated}, the task's unit is 10^{scale}"
+        return Extraction(chosen.value, RULE_UNIT, False, text, CAUSE_UNIT, detail)
+    return Extraction(chosen.value, rule, False, text)
+
+
+# --- where the answer is --------------------------------------------------------------
+
+
+def _line_bounds(text: str, position: int) -> tuple[int, int]:
+    """Start and end (exclusive, before the newline) of the line holding ``position``."""
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    return start, len(text) if end < 0 else end
+
+
+def _following_lines(text: str, end: int) -> list[tuple[int, int]]:
+    """Bounds of up to :data:`MAX_FOLLOWING` non-blank lines after the line ending at ``end``
+    (looking at no more than eight times as many lines, blank ones included)."""
+    found = []
+    position = end
+    for _ in range(MAX_FOLLOWING * 8):
+        if len(found) >= MAX_FOLLOWING or position >= len(text):
+            break
+        start = position + 1
+        stop = text.find("\n", start)
+        stop = len(text) if stop < 0 else stop
+        if text[start : min(stop, start + 200)].strip():
+            found.append((start, stop))
+        position = stop
+    return found
+
+
+def _strong_label(text: str, start: int, end: int) -> int | None:
+    """Where the text after an ``ANSWER``/``Final answer`` label starts, or None (rule 1)."""
+    head = text[start : min(end, start + _LABEL_HEAD)]
+    match = _LABEL.match(head)
+    if match is None or not _LABEL_CONTINUES.match(head, match.end()):
+        return None
+    return start + match.end()
+
+
+def _boxed_content(text: str, position: int, end: int) -> str | None:
+    """The content of the ``\\boxed{...}`` at ``position`` (braces matched), or None."""
+    open_at = text.find("{", position, min(end, position + 12))
+    if open_at < 0:
+        return None
+    depth = 0
+    for index in range(open_at, min(end, open_at + MAX_LINE_CHARS)):
+        char = text[index]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[open_at + 1 : index]
     return None
 
 
-def _is_blank_answer(text: str) -> bool:
-    """True when the answer line holds only punctuation (``ANSWER:`` with the number below)."""
-    return not any(ch.isalnum() for ch in text)
+def _read_label(raw: str, rule: str, scale: int | None) -> Extraction:
+    """The reading of the text after (or below) an answer label: always a verdict."""
+    found = _read(raw, rule, scale, strict=False, label=True)
+    return found if found is not None else Extraction(None, RULE_ANSWER_LINE_NO_NUMBER, False, "")
 
 
-# --- numbers --------------------------------------------------------------------------
+def _read_line(
+    text: str, start: int, end: int, position: int, scale: int | None
+) -> tuple[Extraction, int] | None:
+    """The reading of one line holding a label candidate, with the end of what it read;
+    None when the line holds no answer label, phrase or boxed number."""
+    label_end = _strong_label(text, start, end)
+    if label_end is not None:
+        rest = text[label_end : min(end, label_end + MAX_LINE_CHARS)]
+        if not is_blank(clean(rest)):
+            found = _read_label(rest, RULE_ANSWER_LINE, scale)
+            return replace(found, text=clean(text[start : min(end, start + MAX_LINE_CHARS)])), end
+        for below_start, below_end in _following_lines(text, end):
+            below = text[below_start : min(below_end, below_start + MAX_LINE_CHARS)]
+            header = table_cells(below) is not None and _DIGIT.search(below) is None
+            if not is_blank(clean(below)) and not header:
+                return _read_label(below, RULE_ANSWER_NEXT_LINE, scale), below_end
+        return _read_label(rest, RULE_ANSWER_LINE, scale), end
+    window_start = max(start, position - _LABEL_HEAD)
+    window = text[window_start : min(end, position + MAX_LINE_CHARS)]
+    for match in reversed(list(_PHRASE.finditer(window))):
+        found = _read(window[match.end() :], RULE_ANSWER_PHRASE, scale, strict=True, label=False)
+        if found is not None:
+            return found, end
+    boxed = window.rfind("\\boxed")
+    while boxed >= 0:
+        content = _boxed_content(window, boxed, len(window))
+        if content is not None:
+            found = _read(content, RULE_BOXED, scale, strict=False, label=False)
+            if found is not None:
+                return found, end
+        boxed = window.rfind("\\boxed", 0, boxed)
+    return None
 
-_NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.,])(?<![A-Za-z]-)"
-    r"(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
-    r"(?![0-9])"
-)
-_PREFIX = re.compile(
-    r"(?P<open>\(\s?)?(?P<sign1>[-+])?(?P<cur>(?:US\$|USD|EUR|GBP|\$|\u20ac|\u00a3|\u00a5)\s?)?"
-    r"(?P<sign2>[-+])?\Z"
-)
-_PERCENT = re.compile(r"\s?(?:%|percent\b|per\s+cent\b)", re.IGNORECASE)
-_CLOSE = re.compile(r"\s?(?:%|percent\b)?\s?\)", re.IGNORECASE)
 
-
-def _numbers(line: str) -> list[NumberToken]:
-    """Every number of a line with its sign, in reading order.
-
-    Accepts ``2,602``, ``$7,046,001.98``, ``9.89%``, ``-0.119``, ``.5``, ``-$5``, ``$-5``,
-    ``(1,234)`` and ``($1,234)``. A number glued to letters or an underscore (``c07``,
-    ``FY1941``, ``Q3``) or to a ``letter-`` prefix (``FD-1``) is an identifier, not a
-    number. The sign comes from :func:`_is_negative`.
-    """
-    tokens = []
-    for match in _NUMBER.finditer(line):
-        body = match.group(0)
-        start, end = match.span()
-        prefix = _PREFIX.search(line, max(0, start - 10), start)
-        negative, currency = _is_negative(line, prefix, end)
-        value = Decimal(body.replace(",", ""))
-        percent = _PERCENT.match(line, end) is not None
-        tokens.append(
-            NumberToken(
-                value=-value if negative else value,
-                start=prefix.start() if prefix and prefix.group(0) else start,
-                end=end,
-                currency=currency,
-                percent=percent,
-                separators="," in body or "." in body,
+def _later_correction(text: str, end: int, scale: int | None) -> Extraction | None:
+    """The last correction in the lines after the answer (rule 5), or None."""
+    latest = None
+    for start, stop in _following_lines(text, end):
+        line = text[start : min(stop, start + MAX_LINE_CHARS)]
+        for marker in reversed(list(_LATER_CORRECTION.finditer(line))):
+            found = _read(
+                line[marker.end() :], RULE_LATER_CORRECTION, scale, strict=True, label=False
             )
-        )
-    return tokens
+            if found is not None:
+                if found.cause is None and not found.abstained:
+                    found = replace(found, rule=RULE_LATER_CORRECTION)
+                latest = replace(found, text=clean(line))
+                break
+    return latest
 
 
-def _is_negative(line: str, prefix: re.Match[str] | None, end: int) -> tuple[bool, bool]:
-    """Whether a number reads negative, and whether a currency sign precedes it.
-
-    Negative: a dash glued to the number or to its currency sign (``-5``, ``-$5``,
-    ``$-5``) unless the dash follows a letter or digit (``10-20`` is a range, ``FY-5`` a
-    name); or accounting parentheses around the number alone (``(1,234)``, ``($5)``,
-    ``(9.8%)``). A dash with a space before the number (``- 5``) is punctuation.
-    """
-    if prefix is None:
-        return False, False
-    currency = prefix.group("cur") is not None
-    negative = prefix.group("sign2") == "-"
-    if prefix.group("sign1") == "-":
-        before = prefix.string[prefix.start("sign1") - 1] if prefix.start("sign1") > 0 else " "
-        negative = negative or not (before.isalnum() or before in "_.,")
-    if prefix.group("open") and _CLOSE.match(line, end):
-        negative = True
-    return negative, currency
-
-
-def _is_year(token: NumberToken) -> bool:
-    """A plain four-digit integer from 1700 to 2100 with no sign, currency or percent."""
-    value = token.value
-    return (
-        not (token.currency or token.percent or token.separators)
-        and value == value.to_integral_value()
-        and 1700 <= value <= 2100
-    )
+def _from_labels(text: str, scale: int | None) -> Extraction | None:
+    """The reading of the last answer label, phrase or boxed number, with any correction
+    that follows it; None when the response holds none."""
+    candidates: deque[int] = deque(maxlen=MAX_LABELS)
+    for match in _LABEL_WORDS.finditer(text):
+        candidates.append(match.start())
+    seen = set()
+    for position in reversed(candidates):
+        start, end = _line_bounds(text, position)
+        if start in seen:
+            continue
+        seen.add(start)
+        read = _read_line(text, start, end, position, scale)
+        if read is None:
+            continue
+        found, read_end = read
+        correction = _later_correction(text, read_end, scale)
+        return correction if correction is not None else found
+    return None
 
 
-# --- numbers that are not answers -----------------------------------------------------
-
-_REFERENCE_ID = r"(?:[a-z]{1,4}-)?[0-9]+(?:\.[0-9]+)*[a-z]?(?![0-9]|,[0-9]{3})"
-_REFERENCE = re.compile(
-    r"\b(?:pages?|pp?\.|tables?|lines?|rows?|columns?|cols?\.?|exhibits?|schedules?|sections?"
-    r"|figures?|figs?\.|charts?|notes?|footnotes?|appendix|appendices|volumes?|vols?\.|no\."
-    r"|nos\.|items?|parts?|chapters?|sheets?|cells?|steps?)"
-    rf"\s*[#:]?\s*{_REFERENCE_ID}(?:\s*(?:-|to|through|and|&)\s*{_REFERENCE_ID})*",
-    re.IGNORECASE,
-)
-
-
-def _drop_references(line: str) -> str:
-    """Blank out numbers after page/table/line-like words (``page 43-47``, ``Table FD-1``).
-
-    They locate the answer; they are not it. A number with a thousands separator after
-    such a word (``line 1,234``) is kept: references are small integers.
-    """
-    return _REFERENCE.sub(_blank, line)
-
-
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
-)
-_YEAR = r"'?(?:1[7-9][0-9]{2}|20[0-9]{2}|2100)(?![0-9]|[.,][0-9])"
-_YEAR_RANGE = r"(?:\s*(?:-|/|to|through|and|&)\s*(?:[0-9]{4}|[0-9]{2})(?![0-9]|[.,][0-9]))*"
-_DAY = r"[0-9]{1,2}(?:st|nd|rd|th)?(?![0-9]|[.,][0-9])"
-_DATE = re.compile(
-    rf"\b{_MONTH}\s+{_DAY}(?:\s*,?\s*{_YEAR}{_YEAR_RANGE})?"
-    rf"|\b[0-9]{{1,2}}\s+{_MONTH}(?:\s*,?\s*{_YEAR})?"
-    rf"|\b{_MONTH}\s*,?\s*{_YEAR}{_YEAR_RANGE}"
-    r"|\b[0-9]{1,2}/[0-9]{1,2}/(?:[0-9]{4}|[0-9]{2})\b"
-    r"|\b[0-9]{4}-[0-9]{2}-[0-9]{2}\b",
-    re.IGNORECASE,
-)
-_YEAR_AFTER_WORD = re.compile(
-    r"\b(?:fiscal\s+years?|fiscal|fy|calendar\s+years?|cy|years?|in|for|during|since|through"
-    rf"|until|ended|ending|as\s+of|between|q[1-4]|h[12])\s+{_YEAR}{_YEAR_RANGE}",
-    re.IGNORECASE,
-)
-
-
-def _drop_dates_and_years(line: str) -> str:
-    """Blank out dates and years named as periods (``June 30, 1941``, ``fiscal year 1941-42``).
-
-    Accepts month-day(-year), day-month(-year), month-year, ``6/30/1941``, ISO dates, and
-    a year after fiscal year/FY/in/for/during/as of/... A bare year with no such word is
-    kept: it may be the answer.
-    """
-    return _YEAR_AFTER_WORD.sub(_blank, _DATE.sub(_blank, line))
-
-
-_CORRECTION = re.compile(
-    r"should\s+(?:have\s+)?be(?:en)?\b|\binstead\b|\brather\s+than\b|\bcorrect(?:ed|ion)\b"
-    r"|\bactually\b|\b(?:revised|updated?|changed?)\s+to\b|->|=>|\u2192|\u21d2|\u27f6|\u2794",
-    re.IGNORECASE,
-)
-_SUPERSEDED = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|not|replacing|in\s+place\s+of|(?:changed|corrected)"
-    r"\s+from|from)\s*[($\u20ac\u00a3+\s-]*\Z",
-    re.IGNORECASE,
-)
-
-
-def _declares_correction(line: str) -> bool:
-    """True when the line corrects itself: "should be", "instead", "actually", an arrow."""
-    return _CORRECTION.search(line) is not None
-
-
-def _is_superseded(line: str, token: NumberToken) -> bool:
-    """On a correction line, a number right after "instead of"/"not"/"from" is the old one."""
-    return _SUPERSEDED.search(line, max(0, token.start - 30), token.start) is not None
-
-
-_ABSTENTION = re.compile(
-    r"\bnot\s+(?:be\s+)?(?:available|determinable|determined|found|reported|provided|given"
-    r"|disclosed|possible|present|listed|shown|stated|answerable|published)\b"
-    r"|\bcannot\s+(?:be\s+)?(?:determined?|computed?|calculated?|found|find|answer(?:ed)?"
-    r"|locate[d]?|identif(?:y|ied)|derived?|verif(?:y|ied)|provide[d]?)\b"
-    r"|\bcan(?:'|\u2019)?t\s+(?:be\s+)?(?:determined?|computed?|calculated?|find|found|answer"
-    r"|locate)\b|\bunable\s+to\b|\binsufficient\b|\bunknown\b|\bn/a\b|\bunanswerable\b"
-    r"|\bindeterminable\b|\bno\s+(?:data|answer|figure|value|number|information)\b"
-    r"|\b(?:does|do)\s*(?:not|n't|n\u2019t)\s+(?:contain|include|report|provide|appear|exist"
-    r"|know)\b|\bnot\s+in\s+the\s+(?:corpus|documents?|archive|files?)\b|\bnot\s+enough\b",
-    re.IGNORECASE,
-)
-
-
-def _abstains(text: str) -> bool:
-    """True for wording that declines to answer ("not available", "cannot be determined")."""
-    return _ABSTENTION.search(text) is not None
-
-
-# --- reading a response ---------------------------------------------------------------
-
-
-def _read_answer_line(text: str, rule: str) -> Extraction:
-    """The first remaining number of the answer line (the last on a correction line)."""
-    masked = _drop_dates_and_years(_drop_references(text))
-    tokens = _numbers(masked)
-    correction = _declares_correction(masked)
-    if correction:
-        tokens = [t for t in tokens if not _is_superseded(masked, t)]
-    if not tokens:
-        if _abstains(text):
-            return Extraction(None, RULE_ANSWER_LINE_ABSTENTION, True, text)
-        return Extraction(None, RULE_ANSWER_LINE_NO_NUMBER, False, text)
-    chosen = tokens[-1] if correction else tokens[0]
-    if _abstains(text[: chosen.start]):
-        return Extraction(None, RULE_ANSWER_LINE_ABSTENTION, True, text)
-    return Extraction(chosen.value, RULE_CORRECTION if correction else rule, False, text)
-
-
-def _read_last_amount(lines: list[str]) -> Extraction:
-    """Without an answer line: the last amount of the response, else abstention or nothing.
-
-    Abstention wording counts when it precedes the amount on the amount's line, or
-    anywhere when the response holds no amount at all.
-    """
-    for line in reversed(lines):
-        masked = _drop_dates_and_years(_drop_references(line))
-        amounts = [t for t in _numbers(masked) if t.is_amount]
-        if amounts:
-            chosen = amounts[-1]
-            if _abstains(line[: chosen.start]):
-                return Extraction(None, RULE_RESPONSE_ABSTENTION, True, line)
-            return Extraction(chosen.value, RULE_LAST_AMOUNT, False, line)
-    for line in reversed(lines):
-        if _abstains(line):
-            return Extraction(None, RULE_RESPONSE_ABSTENTION, True, line)
+def _from_last_amount(text: str, scale: int | None) -> Extraction:
+    """Without an answer label: the last amount (rule 6), else abstention or nothing."""
+    reversed_text = text[::-1]
+    position = len(text)
+    budget = FALLBACK_CHARS
+    for _ in range(MAX_FALLBACK_LINES):
+        digit = _DIGIT.search(reversed_text, len(text) - position)
+        if digit is None or budget <= 0:
+            break
+        start, end = _line_bounds(text, len(text) - 1 - digit.start())
+        window_start = max(start, end - MAX_LINE_CHARS)
+        if window_start > start:  # do not start inside a number or word
+            space = text.find(" ", window_start, window_start + 100)
+            window_start = space if space >= 0 else window_start
+        line = text[window_start:end]
+        budget -= len(line)
+        found = _read_amount(line, scale)
+        if found is not None:
+            return found
+        position = start
+    tail = clean(text[-FALLBACK_CHARS:])
+    abstention = ABSTENTION.search(tail)
+    if abstention is not None:
+        start, end = _line_bounds(tail, abstention.start())
+        return Extraction(None, RULE_RESPONSE_ABSTENTION, True, tail[start:end])
     return Extraction(None, RULE_NO_NUMBER, False, "")
 
 
-def extract_answer(response: str | None) -> Extraction:
+def _read_amount(raw: str, scale: int | None) -> Extraction | None:
+    """The last amount of one line, judged like an answer (hedge, format, abstention, unit)."""
+    text = clean(raw)
+    masked = mask(text)
+    tokens = numbers(masked)
+    amounts = [t for t in tokens if t.is_amount]
+    if not amounts:
+        return None
+    return _judge(text, masked, tokens, amounts[-1], RULE_LAST_AMOUNT, scale, label=False)
+
+
+def extract_answer(response: str | None, unit: str | None = None) -> Extraction:
     """Read the one number a response commits to, by the rules in the module docstring.
 
-    Never raises on any text; ``None`` or an empty response reads as no number.
+    ``unit`` is the task's unit ("millions of dollars"); when given, an explicit scale word
+    that contradicts it fails the reading (rule 17). Never raises on any text; ``None`` or an
+    empty response reads as no number.
     """
     if not response:
         return Extraction(None, RULE_NO_NUMBER, False, "")
-    lines = [_clean_line(line) for line in response.splitlines()]
-    found = _find_answer_line(lines)
-    if found is None:
-        return _read_last_amount(lines)
-    index, text = found
-    if _is_blank_answer(text):
-        below = next((line for line in lines[index + 1 :] if line.strip()), None)
-        if below is not None:
-            return _read_answer_line(below, RULE_ANSWER_NEXT_LINE)
-    # the label is not read for numbers, but the verdict shows the whole line
-    return replace(_read_answer_line(text, RULE_ANSWER_LINE), text=lines[index])
+    text = NEWLINES.sub("\n", response)
+    scale = task_scale(unit)
+    found = _from_labels(text, scale)
+    return found if found is not None else _from_last_amount(text, scale)
+
+
+# --- scoring --------------------------------------------------------------------------
 
 
 def parse_decimal(text: Any, what: str) -> Decimal:
@@ -459,27 +528,46 @@ def score_answer(task: Mapping[str, Any], response: str | None) -> Verdict:
     """Grade one response against a task that carries its interval (``lo``, ``hi``).
 
     ``task`` is any mapping with the ``lo`` and ``hi`` fields of ``QA_ANSWER_SCHEMA`` (a
-    row of :func:`pipeline.grade.runs.load_release_tasks` works). The attempt passes when
-    the number read lies in ``[lo, hi]``; an abstention or no number fails.
+    row of :func:`pipeline.grade.runs.load_release_tasks` works) and optionally ``unit``.
+    The attempt passes when the number read lies in ``[lo, hi]`` and no failure cause
+    (hedge, unreadable format, unit) applies; an abstention or no number fails.
     """
     lo, hi = task_interval(task)
-    extraction = extract_answer(response)
+    extraction = extract_answer(response, task.get("unit"))
     number = extraction.number
-    passed = number is not None and not extraction.abstained and lo <= number <= hi
-    return Verdict(number, extraction.rule, passed, extraction.abstained, extraction.text)
+    passed = (
+        number is not None
+        and not extraction.abstained
+        and extraction.cause is None
+        and lo <= number <= hi
+    )
+    return Verdict(
+        number,
+        extraction.rule,
+        passed,
+        extraction.abstained,
+        extraction.text,
+        extraction.cause,
+        extraction.detail,
+    )
 
 
-def score_text(response: str, lo: str, hi: str) -> dict[str, Any]:
+def score_text(response: str, lo: str, hi: str, unit: str | None = None) -> dict[str, Any]:
     """CLI-ready grading of one response against ``[lo, hi]``; a JSON-serialisable dict.
 
     Keys: ``number`` (exact decimal text or null), ``rule``, ``passed``, ``abstained``,
-    ``line`` (the text the number was read from).
+    ``line`` (the text the number was read from), and ``cause``/``detail`` when the grader
+    itself failed the attempt (hedge, unreadable format, unit).
     """
-    verdict = score_answer({"lo": lo, "hi": hi}, response)
-    return {
+    verdict = score_answer({"lo": lo, "hi": hi, "unit": unit}, response)
+    result = {
         "number": None if verdict.number is None else str(verdict.number),
         "rule": verdict.rule,
         "passed": verdict.passed,
         "abstained": verdict.abstained,
         "line": verdict.text.strip(),
     }
+    if verdict.cause is not None:
+        result["cause"] = verdict.cause
+        result["detail"] = verdict.detail
+    return result
