@@ -1,8 +1,11 @@
 """Scanned archives: the ``documents`` and ``pages`` stages.
 
-``documents``: every ``*.pdf`` under the configured sources is either ingested (a row,
-the PDF bytes in the blob store) or quarantined with a reason that names the file, so
-``discovered = ingested + quarantined`` holds for the stage. All checks run before any
+``documents``: every ``*.pdf`` entry under the configured sources (whatever its name
+and whatever it is: a file, a link, a FIFO, a folder) and every folder that cannot be
+listed is either ingested (a row, the PDF bytes in the blob store) or quarantined with a
+reason that names it, so ``discovered = ingested + quarantined`` holds for the stage.
+Reading is bounded (``pipeline.ingest.discovery``): a stat and the header first, then
+one streamed pass; structural checks (``pipeline.ingest.pdf_checks``) run before any
 page is rendered: a hostile or broken file costs a header read, not a 4 GB pixmap.
 
 ``pages``: each page is rendered to a grayscale PNG (blob store), measured (effective
@@ -16,8 +19,8 @@ from __future__ import annotations
 import io
 import multiprocessing
 import os
-import re
-from collections.abc import Iterable, Iterator
+import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import repeat
@@ -29,15 +32,51 @@ import pymupdf
 from PIL import Image
 from scipy import ndimage
 
+from pipeline.ingest import discovery
+from pipeline.ingest.discovery import (
+    MAX_FILE_BYTES,
+    VOLUME_PATTERN,
+    Found,
+    Rejected,
+    best_name,
+    copy_verified,
+    discover_inputs,
+    parse_volume,
+    survey_file,
+)
+from pipeline.ingest.pdf_checks import (
+    MAX_IMAGE_PIXELS,
+    MAX_PAGE_INCHES,
+    MAX_RENDER_PIXELS,
+    PdfCheck,
+    check_page_size,
+    inspect_pdf,
+    text_layer_chars,
+)
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA
-from pipeline.store import BlobStore, Intake, Warehouse, sha256_bytes
+from pipeline.store import BlobStore, Intake, Warehouse
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_IMAGE_PIXELS",
+    "MAX_PAGE_INCHES",
+    "MAX_RENDER_PIXELS",
+    "VOLUME_PATTERN",
+    "IngestResult",
+    "Rejected",
+    "best_name",
+    "build_pages",
+    "check_page_size",
+    "discover_inputs",
+    "discover_pdfs",
+    "ingest_documents",
+    "parse_volume",
+    "text_layer_chars",
+]
 
 TEXT_LAYER_POLICIES = ("auto", "ignore", "require")
-
-# Limits checked from the page dictionary before anything is rendered.
-MAX_PAGE_INCHES = 100.0  # a side longer than this is not a printed page
-MAX_RENDER_PIXELS = 60_000_000  # page pixels at the render DPI (letter at 300 DPI is 8.4 MP)
-MAX_IMAGE_PIXELS = 150_000_000  # an embedded image (a 600 DPI letter scan is 34 MP)
+# How folders are listed (a test replaces it to make a folder unreadable when run as root).
+_list_dir = discovery._list_dir
 
 # An image covering at least this share of the page makes it a scanned page: its
 # text layer, if any, is an archive's OCR laid under the image and is not trusted.
@@ -63,8 +102,6 @@ INK_TILE_MIN_SD = 20.0
 MIN_INKED_TILES = 5
 # Bump when what is measured per page changes, so cached page measurements are redone.
 PAGE_MEASURE_VERSION = 2
-
-VOLUME_PATTERN = re.compile(r"(?<!\d)(1[6-9]\d\d|20\d\d)[_-](0[1-9]|1[0-2])(?!\d)")
 
 _PAGE_CACHE_SCHEMA = {
     "page_no": pl.Int32,
@@ -99,89 +136,10 @@ class IngestResult:
         return len(self.intake.quarantined)
 
 
-class Rejected(Exception):
-    """A discovered file that cannot be ingested; ``reason`` names the file."""
-
-    def __init__(self, reason: str, detail: str = ""):
-        super().__init__(reason)
-        self.reason = reason
-        self.detail = detail
-
-
-def parse_volume(file_name: str) -> str | None:
-    """``treasury_bulletin_1939_01.pdf`` -> ``"1939-01"``; None when the name has no date."""
-    match = VOLUME_PATTERN.search(Path(file_name).stem)
-    return f"{match.group(1)}-{match.group(2)}" if match else None
-
-
 def discover_pdfs(source: Path) -> list[Path]:
-    """Every ``*.pdf`` (any case) under a folder, recursively, or the file itself."""
-    if source.is_file():
-        return [source]
-    return sorted(p for p in source.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf")
-
-
-def open_checked(path: Path, data: bytes) -> pymupdf.Document:
-    """Open PDF bytes or raise ``Rejected`` with a reason naming ``path``.
-
-    Checks, in order and all before rendering: empty file, magic bytes, a missing
-    ``%%EOF`` trailer (truncation: MuPDF would otherwise repair the stub silently),
-    parse errors, encryption, zero pages, and page or embedded-image sizes.
-    """
-    name = path.name
-    if not data:
-        raise Rejected(f"{name}: zero-byte file")
-    # The PDF header may sit anywhere in the first 1024 bytes (PDF 32000-1, 7.5.2).
-    if b"%PDF-" not in data[:1024]:
-        raise Rejected(f"{name}: not a PDF (no %PDF- header)", f"first bytes {data[:16]!r}")
-    if b"%%EOF" not in data[-2048:]:
-        raise Rejected(f"{name}: truncated or corrupt PDF (no %%EOF trailer)", f"{len(data)} bytes")
-    try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
-    except Exception as exc:  # MuPDF raises several types for broken files
-        raise Rejected(f"{name}: corrupt PDF ({type(exc).__name__})", str(exc)) from exc
-    if doc.needs_pass:
-        raise Rejected(f"{name}: encrypted PDF (needs a password)")
-    if doc.page_count == 0:
-        raise Rejected(f"{name}: PDF has zero pages")
-    for index in range(doc.page_count):
-        try:
-            page = doc[index]
-            rect = page.rect
-            images = page.get_images(full=True)
-        except Exception as exc:
-            raise Rejected(f"{name}: corrupt page {index + 1}", str(exc)) from exc
-        check_page_size(name, index + 1, rect.width / 72, rect.height / 72, images)
-    return doc
-
-
-def check_page_size(
-    name: str, page_no: int, width_in: float, height_in: float, images: Iterable[tuple]
-) -> None:
-    """Reject absurd pages from their declared sizes (nothing is decoded or rendered)."""
-    if max(width_in, height_in) > MAX_PAGE_INCHES or min(width_in, height_in) <= 0:
-        raise Rejected(
-            f"{name}: absurd page size on page {page_no}: {width_in:.0f}x{height_in:.0f} in"
-        )
-    # The render DPI is not known here; the default 300 is the contract's worst case.
-    pixels = width_in * height_in * 300 * 300
-    if pixels > MAX_RENDER_PIXELS:
-        raise Rejected(
-            f"{name}: page {page_no} too large to render: {pixels / 1e6:.0f} MP at 300 DPI "
-            f"(limit {MAX_RENDER_PIXELS / 1e6:.0f} MP)"
-        )
-    for image in images:
-        width, height = image[2], image[3]
-        if width * height > MAX_IMAGE_PIXELS:
-            raise Rejected(
-                f"{name}: page {page_no} embeds an absurdly large image: {width}x{height} px "
-                f"(limit {MAX_IMAGE_PIXELS / 1e6:.0f} MP)"
-            )
-
-
-def text_layer_chars(page: pymupdf.Page) -> int:
-    """Non-blank characters in the page's text layer."""
-    return sum(1 for ch in page.get_text() if not ch.isspace())
+    """Every ``*.pdf`` entry (any case) under a folder, recursively, or the entry itself,
+    readable or not (see ``discover_inputs`` for the reason an entry cannot be read)."""
+    return [found.path for found in discover_inputs(Path(source), _list_dir)]
 
 
 def ingest_documents(
@@ -189,35 +147,70 @@ def ingest_documents(
     warehouse: Warehouse,
     blobs: BlobStore,
     text_layer_policy: str = "auto",
+    max_file_bytes: int = MAX_FILE_BYTES,
 ) -> IngestResult:
     """Discover PDFs, ingest or quarantine each, write ``documents``, ``quarantine``, ``intake``.
 
     ``sources`` are (corpus name, folder or file). ``text_layer_policy`` is ``auto`` (use a
     text layer where it is trustworthy, decided per page by ``build_pages``), ``ignore``
     (always OCR) or ``require`` (quarantine a document without a text layer).
+
+    Every discovered entry is recorded once (its name stored escaped when it is not
+    UTF-8): entries that are not regular files and unlistable folders are quarantined
+    from a stat; each file is surveyed from a stat, its header and one streamed pass
+    (``survey_file``: size limit ``max_file_bytes``, magic, sha256, truncation); files
+    with identical bytes become one document named by ``best_name`` that keeps every
+    name in ``source_paths`` (the other names are quarantined as its duplicates); each
+    document's bytes are copied (streamed, hash re-checked) and checked by
+    ``inspect_pdf`` before they enter the blob store.
     """
     if text_layer_policy not in TEXT_LAYER_POLICIES:
         raise ValueError(f"text_layer_policy {text_layer_policy!r} not in {TEXT_LAYER_POLICIES}")
     intake = Intake("documents")
-    rows: list[dict] = []
-    seen: dict[str, str] = {}
+    groups: dict[str, list[tuple[str, Found]]] = {}
     for corpus, source in sources:
-        source = Path(source)
-        if not source.exists():
-            intake.quarantine(str(source), f"{source}: source path does not exist")
-            continue
-        for path in discover_pdfs(source):
+        for found in discover_inputs(Path(source), _list_dir):
+            if found.problem:
+                intake.quarantine(found.name, found.reason(found.problem))
+                continue
             try:
-                row = _document_row(corpus, path, text_layer_policy, blobs, seen)
+                survey = survey_file(found, max_file_bytes)
             except Rejected as rej:
-                intake.quarantine(str(path), rej.reason, rej.detail)
+                intake.quarantine(found.name, rej.reason, rej.detail)
                 continue
-            except OSError as exc:
-                intake.quarantine(str(path), f"{path.name}: unreadable ({exc.strerror})", str(exc))
+            groups.setdefault(survey.sha256, []).append((corpus, found))
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="lf-documents-") as spool:
+        for sha, members in groups.items():
+            best = best_name([str(found.path) for _, found in members])
+            members.sort(key=lambda m: str(m[1].path) != best)  # stable: the rest keep order
+            (corpus, winner), others = members[0], [found for _, found in members[1:]]
+            try:
+                check = _check_and_store(winner, sha, text_layer_policy, blobs, Path(spool))
+            except Rejected as rej:
+                intake.quarantine(winner.name, rej.reason, rej.detail)
+                for found in others:
+                    reason = found.reason(f"duplicate of {winner.name}, quarantined: {rej.reason}")
+                    intake.quarantine(found.name, reason, rej.detail)
                 continue
-            seen[row["file_sha256"]] = str(path)
-            rows.append(row)
-            intake.ingest(str(path))
+            rows.append(
+                {
+                    "doc_id": sha[:16],
+                    "file_sha256": sha,
+                    "corpus": corpus,
+                    "source_path": winner.name,
+                    "source_paths": [winner.name, *(found.name for found in others)],
+                    "file_name": winner.file_name,
+                    "volume": parse_volume(winner.file_name),
+                    "n_pages": check.n_pages,
+                    "has_text_layer": check.has_text_layer,
+                    "text_layer_policy": text_layer_policy,
+                    "blob_sha256": sha,
+                }
+            )
+            intake.ingest(winner.name)
+            for found in others:
+                intake.quarantine(found.name, found.reason(f"duplicate of {winner.name}"))
     documents = pl.DataFrame(rows, schema=DOCUMENTS_SCHEMA)
     warehouse.replace("documents", documents, DOCUMENTS_SCHEMA)
     warehouse.write("quarantine", intake.quarantine_frame(), part="documents")
@@ -225,31 +218,37 @@ def ingest_documents(
     return IngestResult(documents, intake)
 
 
-def _document_row(
-    corpus: str, path: Path, policy: str, blobs: BlobStore, seen: dict[str, str]
-) -> dict:
-    data = path.read_bytes()
-    sha = sha256_bytes(data)
-    if sha in seen:
-        # Same bytes twice would give two rows with one doc_id; keep the first.
-        raise Rejected(f"{path.name}: duplicate of {seen[sha]}")
-    with open_checked(path, data) as doc:
-        has_text = any(text_layer_chars(page) for page in doc)
-        n_pages = doc.page_count
-    if policy == "require" and not has_text:
-        raise Rejected(f"{path.name}: no text layer (text_layer_policy=require)")
-    return {
-        "doc_id": sha[:16],
-        "file_sha256": sha,
-        "corpus": corpus,
-        "source_path": str(path),
-        "file_name": path.name,
-        "volume": parse_volume(path.name),
-        "n_pages": n_pages,
-        "has_text_layer": has_text,
-        "text_layer_policy": policy,
-        "blob_sha256": blobs.put(data),
-    }
+def _check_and_store(
+    found: Found, sha: str, policy: str, blobs: BlobStore, spool: Path
+) -> PdfCheck:
+    """Check one surveyed file and put its bytes in the blob store; raise ``Rejected``.
+
+    MuPDF opens a private copy (streamed, hash re-checked against the survey), so what
+    is checked is exactly what is stored, even if the file changes meanwhile; a PDF
+    already in a local blob store is checked where it lies.
+    """
+    stored = _local_blob(blobs, sha)
+    if stored is None:
+        copy = spool / sha
+        try:
+            copy_verified(found.path, copy, sha)
+        except (OSError, ValueError) as exc:
+            raise Rejected(found.reason(f"file changed while it was read ({exc})")) from exc
+    check = inspect_pdf(found.file_name, stored or copy)
+    if policy == "require" and not check.has_text_layer:
+        raise Rejected(found.reason("no text layer (text_layer_policy=require)"))
+    if stored is None:
+        blobs.put_file(copy, sha)
+        copy.unlink()
+    return check
+
+
+def _local_blob(blobs: BlobStore, sha: str) -> str | None:
+    try:
+        path = blobs.local_path(sha)
+    except ValueError:
+        return None
+    return path if os.path.isfile(path) else None
 
 
 # --- pages -------------------------------------------------------------------------
@@ -343,7 +342,13 @@ def render_pages(blob_url: str, pdf_sha: str, render_dpi: int) -> pl.DataFrame:
     """Render every page of one stored PDF; PNGs go to the blob store. Runs in a worker."""
     blobs = BlobStore(blob_url)
     rows = []
-    with pymupdf.open(stream=blobs.get(pdf_sha), filetype="pdf") as doc:
+    stored = _local_blob(blobs, pdf_sha)  # opened in place: MuPDF reads what it needs
+    opened = (
+        pymupdf.open(stored, filetype="pdf")
+        if stored
+        else pymupdf.open(stream=blobs.get(pdf_sha), filetype="pdf")
+    )
+    with opened as doc:
         for index, page in enumerate(doc):
             row: dict = {"page_no": index + 1}
             try:

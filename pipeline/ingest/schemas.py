@@ -8,7 +8,8 @@ DOCUMENTS_SCHEMA = {
     "doc_id": pl.String,  # sha256 of the file bytes (first 16 hex chars)
     "file_sha256": pl.String,
     "corpus": pl.String,  # e.g. "synth-scans", "treasury"
-    "source_path": pl.String,
+    "source_path": pl.String,  # the name the document carries (``best_name``); escaped if not UTF-8
+    "source_paths": pl.List(pl.String),  # every name the same bytes were found under, best first
     "file_name": pl.String,
     "volume": pl.String,  # e.g. "1939-01", parsed from the file name when possible
     "n_pages": pl.Int32,

@@ -1,7 +1,7 @@
 """Storage: the Parquet warehouse, the blob store and the quarantine."""
 
 from pipeline.store.blobs import BlobStore, sha256_bytes
-from pipeline.store.quarantine import INTAKE_SCHEMA, QUARANTINE_SCHEMA, Intake
+from pipeline.store.quarantine import INTAKE_SCHEMA, QUARANTINE_SCHEMA, Intake, storable_path
 from pipeline.store.warehouse import SchemaError, Warehouse, check_schema, run_sql, sql_text
 
 __all__ = [
@@ -15,4 +15,5 @@ __all__ = [
     "run_sql",
     "sql_text",
     "sha256_bytes",
+    "storable_path",
 ]

@@ -7,8 +7,13 @@ writes to a local folder today and to object storage later.
 from __future__ import annotations
 
 import hashlib
+import os
+import uuid
+from pathlib import Path
 
 import fsspec
+
+CHUNK_BYTES = 1 << 20
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -39,6 +44,34 @@ class BlobStore:
                 fh.write(data)
             self.fs.mv(tmp, path)
         return sha
+
+    def put_file(self, path: str | Path, sha: str | None = None) -> str:
+        """Store a local file's bytes, streamed in chunks (idempotent); return their sha256.
+
+        With ``sha`` (the hash the caller already knows), nothing is copied when the blob
+        exists, and bytes that hash otherwise are refused (``ValueError``), never stored.
+        """
+        if sha is not None and self.exists(sha):
+            return sha
+        digest = hashlib.sha256()
+        tmp = f"{self.root}/tmp/{uuid.uuid4().hex}-{os.getpid()}"
+        self.fs.makedirs(tmp.rsplit("/", 1)[0], exist_ok=True)
+        try:
+            with open(path, "rb") as src, self.fs.open(tmp, "wb") as out:
+                while chunk := src.read(CHUNK_BYTES):
+                    digest.update(chunk)
+                    out.write(chunk)
+            got = digest.hexdigest()
+            if sha is not None and got != sha:
+                raise ValueError(f"{path}: bytes hash to {got}, not {sha}")
+            key = self.key(got)
+            if not self.fs.exists(key):
+                self.fs.makedirs(key.rsplit("/", 1)[0], exist_ok=True)
+                self.fs.mv(tmp, key)
+        finally:
+            if self.fs.exists(tmp):
+                self.fs.rm(tmp)
+        return got
 
     def get(self, sha: str) -> bytes:
         with self.fs.open(self.key(sha), "rb") as fh:
