@@ -8,6 +8,7 @@ Every pattern is linear and is only given one bounded piece (``answers.MAX_LINE_
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from decimal import Decimal, InvalidOperation
 
 from pipeline.grade.answer_numbers import NumberToken, is_year, mask, numbers
@@ -90,16 +91,20 @@ def is_superseded(masked: str, token: NumberToken) -> bool:
 
 def equation_result(masked: str, tokens: list[NumberToken]) -> NumberToken | None:
     """The result of an equation: the number after the last ``=`` with a number before it
-    that is not itself the start of an expression (``4,600 (= 1,200 + 3,400)`` has none)."""
+    that is not itself the start of an expression (``4,600 (= 1,200 + 3,400)`` has none).
+
+    Tokens are in reading order, so each ``=`` finds its neighbours by bisection: the work
+    is linear in the piece however many ``=`` and numbers it holds."""
+    starts = [t.start for t in tokens]
     for equals in reversed(list(_EQUALS.finditer(masked))):
-        after = [t for t in tokens if t.start >= equals.end()]
-        if not after or not any(t.end <= equals.start() for t in tokens):
+        at = bisect_left(starts, equals.end())
+        if at == len(tokens) or at == 0 or tokens[at - 1].end > equals.start():
             continue
-        first = after[0]
+        first = tokens[at]
         if not only_fillers(masked[equals.end() : first.start]):
             continue
-        if len(after) > 1 and _OPERATOR_GAP.fullmatch(
-            masked[first.end : after[1].digits_start].strip()
+        if at + 1 < len(tokens) and _OPERATOR_GAP.fullmatch(
+            masked[first.end : tokens[at + 1].digits_start].strip()
         ):
             continue
         return first
@@ -109,11 +114,14 @@ def equation_result(masked: str, tokens: list[NumberToken]) -> NumberToken | Non
 def skip_year_labels(masked: str, tokens: list[NumberToken]) -> int:
     """How many leading years label the answer: each is skipped when an amount follows it
     or it is followed by a colon ("ANSWER 1941: 2,602", "The 1950 figure, 2,001.5")."""
+    amount_after = [False] * (len(tokens) + 1)
+    for index in range(len(tokens) - 1, -1, -1):
+        amount_after[index] = amount_after[index + 1] or tokens[index].is_amount
     skipped = 0
     while skipped < len(tokens) - 1 and is_year(tokens[skipped]):
         year = tokens[skipped]
         colon = masked[year.end : year.end + 2].lstrip().startswith(":")
-        if colon or any(t.is_amount for t in tokens[skipped + 1 :]):
+        if colon or amount_after[skipped + 1]:
             skipped += 1
         else:
             break

@@ -137,6 +137,8 @@ MAX_FOLLOWING = 12
 MAX_FALLBACK_LINES = 400
 FALLBACK_CHARS = 50_000
 _LABEL_HEAD = 300  # a label must start within this many characters of its line
+_STRICT_CHARS = 300  # what is read after an answer phrase, a correction marker, in a box
+_TRIES = 3  # answer phrases, boxes or correction markers tried per line, from the last
 
 # The rules that can fire; a Verdict carries exactly one of them.
 RULE_ANSWER_LINE = "answer_line"
@@ -255,6 +257,8 @@ def _read(
     phrases and correction markers). ``label``: the piece follows an answer label, so an
     empty or abstaining piece is a verdict of its own; otherwise it is None (not read).
     """
+    if strict:
+        raw = raw[:_STRICT_CHARS]
     cells = table_cells(raw)
     if cells is not None:
         raw = value_cell(cells)
@@ -357,7 +361,7 @@ def _boxed_content(text: str, position: int, end: int) -> str | None:
     if open_at < 0:
         return None
     depth = 0
-    for index in range(open_at, min(end, open_at + MAX_LINE_CHARS)):
+    for index in range(open_at, min(end, open_at + _STRICT_CHARS)):
         char = text[index]
         if char == "{":
             depth += 1
@@ -393,12 +397,14 @@ def _read_line(
         return _read_label(rest, RULE_ANSWER_LINE, scale), end
     window_start = max(start, position - _LABEL_HEAD)
     window = text[window_start : min(end, position + MAX_LINE_CHARS)]
-    for match in reversed(list(_PHRASE.finditer(window))):
+    for match in list(_PHRASE.finditer(window))[: -_TRIES - 1 : -1]:
         found = _read(window[match.end() :], RULE_ANSWER_PHRASE, scale, strict=True, label=False)
         if found is not None:
             return found, end
     boxed = window.rfind("\\boxed")
-    while boxed >= 0:
+    for _ in range(_TRIES):
+        if boxed < 0:
+            break
         content = _boxed_content(window, boxed, len(window))
         if content is not None:
             found = _read(content, RULE_BOXED, scale, strict=False, label=False)
@@ -413,7 +419,7 @@ def _later_correction(text: str, end: int, scale: int | None) -> Extraction | No
     latest = None
     for start, stop in _following_lines(text, end):
         line = text[start : min(stop, start + MAX_LINE_CHARS)]
-        for marker in reversed(list(_LATER_CORRECTION.finditer(line))):
+        for marker in list(_LATER_CORRECTION.finditer(line))[: -_TRIES - 1 : -1]:
             found = _read(
                 line[marker.end() :], RULE_LATER_CORRECTION, scale, strict=True, label=False
             )
@@ -431,12 +437,12 @@ def _from_labels(text: str, scale: int | None) -> Extraction | None:
     candidates: deque[int] = deque(maxlen=MAX_LABELS)
     for match in _LABEL_WORDS.finditer(text):
         candidates.append(match.start())
-    seen = set()
+    line_start = len(text) + 1
     for position in reversed(candidates):
+        if position >= line_start:
+            continue  # on the line just read
         start, end = _line_bounds(text, position)
-        if start in seen:
-            continue
-        seen.add(start)
+        line_start = start
         read = _read_line(text, start, end, position, scale)
         if read is None:
             continue
