@@ -264,15 +264,55 @@ def judge(
         ..., exists=True, help="Cases JSON/JSONL, or a SpreadsheetBench folder."
     ),
     out: Path = typer.Option(Path("judgements"), help="Output folder."),
+    outputs: Path = typer.Option(
+        None,
+        exists=True,
+        file_okay=False,
+        help="Folder mode: the agent's <n>_<id>_output.xlsx files. Without it the "
+        "dataset checks itself: answers must pass, inputs must fail.",
+    ),
+    near_misses: bool = typer.Option(
+        False, help="Folder self-check: also judge one generated near-miss per task."
+    ),
     labels: Path = typer.Option(None, exists=True, help="Human labels (CSV/JSONL: case_id,label)."),
     screenshots: bool = typer.Option(False, help="Render sheet screenshots with LibreOffice."),
 ) -> None:
     """Judge output workbooks against references (deterministic checker backend)."""
-    from pipeline.judge.judge import agreement, judge_batch, load_human_labels
+    from pipeline.judge import (
+        agreement,
+        judge_batch,
+        load_cases,
+        load_human_labels,
+        selfcheck_counts,
+        spreadsheetbench_cases,
+    )
 
-    frame = judge_batch(cases, out, screenshots=screenshots)
+    if cases.is_dir():
+        found = spreadsheetbench_cases(
+            cases,
+            outputs_dir=outputs,
+            near_miss_dir=out / "near_misses" if near_misses and outputs is None else None,
+        )
+    else:
+        found = load_cases(cases)
+    frame = judge_batch(found, out, screenshots=screenshots)
     passed = int(frame["verdict"].sum() or 0)
-    console.print(f"judged {len(frame)} cases: {passed} pass; see {out / 'judgements.md'}")
+    errors = frame.filter(frame["status"] == "error").height
+    undecided = frame.filter(frame["status"] == "undecidable").height
+    console.print(
+        f"judged {len(frame)} cases: {passed} pass, {undecided} undecidable, "
+        f"{errors} exceptions; see {out / 'judgements.md'}",
+        highlight=False,
+    )
+    for c in selfcheck_counts(frame):
+        if c.role == "output":
+            continue
+        want = "pass" if c.role == "answer" else "fail"
+        console.print(
+            f"  {c.role}: {c.as_expected}/{c.n} {want} ({c.undecidable} undecidable, "
+            f"{c.errors} exceptions)",
+            highlight=False,
+        )
     if labels:
         agree = agreement(frame, load_human_labels(labels))
         console.print(

@@ -2,126 +2,76 @@
 it grades any output workbook of the same task.
 
 Required cells are the cells the reference defines: every cell of the answer
-position when the task gives one (SpreadsheetBench's ``answer_position``), otherwise
-every address whose content the reference changed (diff_ref's edits, including the
-cells displaced by its row and column insertions and deletions, and every cell of an
-added sheet). An output passes when every required cell matches the reference
-(numbers within tolerance; a formula is accepted when it computes the same value, or
-when it equals the reference formula after normalisation) and it makes no edit that
-destroys input content the reference kept. Every unexpected edit is listed.
+position when the task gives one (SpreadsheetBench's ``answer_position``, resolved
+by :mod:`pipeline.judge.scope`, which never raises), otherwise, or when the position
+cannot be resolved or holds no change, every address whose content, number format or
+style the reference changed (diff_ref's edits, including the cells displaced by its
+row and column insertions and deletions, and every cell of an added sheet). Cells
+compare by the rules of :mod:`pipeline.judge.compare`. Beyond cells: charts,
+conditional formats and merges the reference added or removed, sheets it removed,
+and the layout it changed (hidden rows and columns, autofilter, sheet visibility,
+:mod:`pipeline.judge.layout`).
+
+An output passes when every requirement holds and it makes no edit that destroys
+input content the reference kept; every unexpected edit is listed. A reference
+identical to the input leaves nothing to check: the verdict is ``None`` with the
+reason "undecidable" (and :func:`task_rejections` rejects such a task).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field
 
-from openpyxl.utils import get_column_letter, range_boundaries
+from openpyxl.utils import get_column_letter
 
-from pipeline.detect.diffs import WorkbookDiff, cell_key, diff_workbooks, formula_signature
-from pipeline.ingest.workbooks import Cell, Workbook, value_number
+from pipeline.detect.diffs import WorkbookDiff, diff_workbooks, formula_signature
+from pipeline.ingest.workbooks import Cell, Workbook
+from pipeline.judge.compare import (
+    ABS_TOL,
+    REL_TOL,
+    compare_cells,
+    format_changed,
+    normalize_format,
+    same_content,
+    same_style,
+    stale_formula,
+    text_is_strict,
+    type_is_strict,
+)
+from pipeline.judge.layout import (
+    LayoutRequirement,
+    check_layout,
+    layout_requirements,
+    unexpected_layout,
+)
+from pipeline.judge.scope import (
+    MAX_SCOPE_CELLS,
+    ScopeRange,
+    parse_answer_position,
+    resolve_scope,
+)
 
-ABS_TOL = 0.005  # half a cent: the rounding SpreadsheetBench and finance answers use
-REL_TOL = 1e-9
-MAX_SCOPE_CELLS = 200_000
+__all__ = [
+    "ABS_TOL",
+    "MAX_SCOPE_CELLS",
+    "REL_TOL",
+    "CellCheck",
+    "CheckResult",
+    "LayoutRequirement",
+    "RequiredCell",
+    "RequiredFeature",
+    "ScopeRange",
+    "UnexpectedEdit",
+    "WorkbookChecker",
+    "build_checker",
+    "compare_cells",
+    "parse_answer_position",
+    "resolve_scope",
+    "task_rejections",
+]
 
-
-class ScopeError(ValueError):
-    """An answer position that cannot be resolved against the reference workbook."""
-
-
-@dataclass(frozen=True)
-class ScopeRange:
-    """One rectangle of required cells on one sheet (1-based, inclusive)."""
-
-    sheet: str
-    min_col: int
-    min_row: int
-    max_col: int
-    max_row: int
-
-    @property
-    def ref(self) -> str:
-        first = f"{get_column_letter(self.min_col)}{self.min_row}"
-        last = f"{get_column_letter(self.max_col)}{self.max_row}"
-        return f"'{self.sheet}'!{first}:{last}"
-
-    def __contains__(self, key: object) -> bool:
-        sheet, row, col = key  # type: ignore[misc]
-        return (
-            sheet == self.sheet
-            and self.min_row <= row <= self.max_row
-            and self.min_col <= col <= self.max_col
-        )
-
-
-def parse_answer_position(text: str) -> list[tuple[str | None, str]]:
-    """Split an answer position into ``(sheet or None, "A1:B2")`` parts.
-
-    Accepts the forms found in SpreadsheetBench, including its stray quotes:
-    ``'Sheet1'!A1:A4``, ``A1:N53``, ``'Sheet1!'A2:B19,'Sheet2!'A2:B19``,
-    ``Updated Data'!B5:B9``, ``E1``.
-    """
-    parts: list[tuple[str | None, str]] = []
-    for raw in text.split(","):
-        raw = raw.strip()
-        if not raw:
-            continue
-        if "!" in raw:
-            sheet, _, rng = raw.rpartition("!")
-            sheet = sheet.strip().strip("'\"").strip()
-            parts.append((sheet or None, rng.strip().strip("'\"").replace("$", "")))
-        else:
-            parts.append((None, raw.strip("'\"").replace("$", "")))
-    if not parts:
-        raise ScopeError(f"empty answer position {text!r}")
-    return parts
-
-
-def _resolve_sheet(name: str | None, reference: Workbook) -> str:
-    if name is None:
-        return reference.sheet_names[0]  # SpreadsheetBench's rule for a bare range
-    if name in reference.sheets:
-        return name
-    folded = {n.strip().casefold(): n for n in reference.sheet_names}
-    if name.strip().casefold() in folded:
-        return folded[name.strip().casefold()]
-    raise ScopeError(
-        f"{reference.path}: answer position names sheet {name!r}, not in {reference.sheet_names}"
-    )
-
-
-def resolve_scope(
-    answer_position: str, reference: Workbook, other: Workbook | None = None
-) -> list[ScopeRange]:
-    """The answer position as rectangles on the reference's sheets.
-
-    Whole-column or whole-row ranges ("A:A") are clipped to the used area of the
-    reference (and of ``other``, usually the input).
-    """
-    ranges: list[ScopeRange] = []
-    for sheet_name, rng in parse_answer_position(answer_position):
-        sheet = _resolve_sheet(sheet_name, reference)
-        try:
-            min_col, min_row, max_col, max_row = range_boundaries(rng.upper())
-        except (ValueError, TypeError) as exc:
-            raise ScopeError(f"{reference.path}: bad range {rng!r} in {answer_position!r}") from exc
-        used_rows = [reference.sheets[sheet].max_row]
-        used_cols = [reference.sheets[sheet].max_col]
-        if other is not None and sheet in other.sheets:
-            used_rows.append(other.sheets[sheet].max_row)
-            used_cols.append(other.sheets[sheet].max_col)
-        ranges.append(
-            ScopeRange(
-                sheet,
-                min_col or 1,
-                min_row or 1,
-                max_col or max(max(used_cols), 1),
-                max_row or max(max(used_rows), 1),
-            )
-        )
-    return ranges
+UNDECIDABLE_SAME = "the reference is identical to the input (nothing to do)"
+UNDECIDABLE_NOTHING = "the reference changes nothing the checker can compare"
 
 
 @dataclass(frozen=True)
@@ -137,6 +87,9 @@ class RequiredCell:
     # value cannot tell a fix from no edit, so the output's formula must not be the
     # input's unchanged one
     stale_formula: str | None = None
+    strict_text: bool = False  # leading/trailing whitespace is significant
+    strict_type: bool = False  # text vs number is significant
+    number_format: str | None = None  # the format the task set, when it changed it
 
     @property
     def address(self) -> str:
@@ -152,8 +105,12 @@ class CellCheck:
     expected: str | None
     got: str | None
     ok: bool
-    rule: str  # equal | within_tolerance | numeric_text | formula_equal | both_empty | static_value
-    # | mismatch | missing | unexpected_value | not_computed | missing_sheet | style_mismatch
+    # equal | within_tolerance | numeric_text | trimmed_equal | formula_equal | both_empty
+    # | static_value | mismatch | missing | unexpected_value | not_computed | error_value
+    # | type_mismatch | whitespace | missing_sheet | style_mismatch | number_format
+    # | unchanged_formula; for layout checks: hidden_rows | hidden_cols | autofilter
+    # | sheet_state
+    rule: str
 
 
 @dataclass(frozen=True)
@@ -171,13 +128,16 @@ class UnexpectedEdit:
 class CheckResult:
     """The checker's verdict on one output workbook."""
 
-    verdict: bool | None  # None: nothing mechanical to check
+    verdict: bool | None  # None: nothing mechanical to check (see ``undecidable``)
     checks: list[CellCheck] = field(default_factory=list)
+    layout_checks: list[CellCheck] = field(default_factory=list)
     unexpected: list[UnexpectedEdit] = field(default_factory=list)
     missing_sheets: list[str] = field(default_factory=list)
     extra_sheets_kept: list[str] = field(default_factory=list)  # sheets the reference removed
     missing_features: list[str] = field(default_factory=list)  # charts / conditional formats
     scope_fallback: bool = False
+    notes: list[str] = field(default_factory=list)  # scope repairs, skipped styles
+    undecidable: str | None = None
 
     @property
     def n_required(self) -> int:
@@ -194,10 +154,12 @@ class CheckResult:
     def rationale(self, max_items: int = 5) -> str:
         """A short explanation of the verdict."""
         if self.verdict is None:
-            return "no mechanical check: the reference changes no cell the checker can compare"
+            why = self.undecidable or UNDECIDABLE_NOTHING
+            return "UNDECIDABLE: " + "; ".join([why, *self.notes])
         parts = [f"{self.n_ok}/{self.n_required} required cells match"]
         if self.scope_fallback:
             parts.append("the answer position holds no reference change; diff_ref's edits used")
+        parts += self.notes
         if self.missing_sheets:
             parts.append(f"missing sheets {self.missing_sheets}")
         if self.extra_sheets_kept:
@@ -210,6 +172,9 @@ class CheckResult:
             )
         if len(self.mismatches) > max_items:
             parts.append(f"... {len(self.mismatches) - max_items} more mismatches")
+        for c in self.layout_checks:
+            if not c.ok:
+                parts.append(f"{c.sheet}: {c.rule} expected {c.expected}, got {c.got}")
         destructive = [u for u in self.unexpected if u.destructive]
         if self.unexpected:
             parts.append(
@@ -217,117 +182,39 @@ class CheckResult:
             )
             for u in (destructive or self.unexpected)[:max_items]:
                 parts.append(f"{u.sheet}!{u.where}: {u.kind} {u.detail}")
-        return "PASS: " + "; ".join(parts) if self.verdict else "FAIL: " + "; ".join(parts)
-
-
-_NUMERIC_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?$")
-
-
-def _number(cell: Cell) -> float | None:
-    """A numeric reading: numbers, booleans, dates (serials) and numeric text."""
-    if cell.type in ("I", "F", "B", "D"):
-        return value_number(cell.value)
-    if cell.type == "T" and isinstance(cell.value, str):
-        text = cell.value.strip().replace(",", "")
-        if _NUMERIC_TEXT.match(text):
-            return float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    return None
-
-
-def compare_cells(
-    expected: Cell | None,
-    got: Cell | None,
-    abs_tol: float = ABS_TOL,
-    rel_tol: float = REL_TOL,
-    require_formulas: bool = False,
-) -> tuple[bool, str]:
-    """Does ``got`` hold what the reference cell ``expected`` holds? Returns (ok, rule)."""
-    exp_text = expected.text if expected is not None else None
-    got_text = got.text if got is not None else None
-    if expected is None or (exp_text in ("", None) and expected.formula is None):
-        if got is None or (got_text in ("", None) and got.formula is None):
-            return True, "both_empty"
-        return False, "unexpected_value"
-    if got is None:
-        return False, "missing"
-    if require_formulas and expected.formula and not got.formula:
-        return False, "static_value"
-    if exp_text is None or got_text is None:
-        # a formula never computed: only its text can be compared
-        # same address, so "$" marks change nothing: compare without them
-        same = formula_signature(expected.formula) == formula_signature(got.formula)
-        return (True, "formula_equal") if same and got.formula else (False, "not_computed")
-    a, b = _number(expected), _number(got)
-    if a is not None and b is not None:
-        if a == b:
-            rule = "equal" if expected.type == got.type else "numeric_text"
-        elif math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol):
-            rule = "within_tolerance"
-        else:
-            return _same_formula(expected, got)
-        return True, ("static_value" if expected.formula and not got.formula else rule)
-    if exp_text.strip() == got_text.strip():
-        return True, ("static_value" if expected.formula and not got.formula else "equal")
-    return _same_formula(expected, got)
-
-
-def _same_formula(expected: Cell, got: Cell) -> tuple[bool, str]:
-    """The last resort for different values: the very formula of the reference (its
-    value differs only where a recalculation could not reproduce Excel's, e.g. a
-    function LibreOffice lacks)."""
-    if expected.formula and got.formula:
-        if formula_signature(expected.formula) == formula_signature(got.formula):
-            return True, "formula_equal"
-    return False, "mismatch"
-
-
-def _same_style(a: Cell | None, b: Cell | None) -> bool:
-    fill_a, font_a = (a.fill, a.font_color) if a else (None, None)
-    fill_b, font_b = (b.fill, b.font_color) if b else (None, None)
-    return fill_a == fill_b and font_a == font_b
+        return ("PASS: " if self.verdict else "FAIL: ") + "; ".join(parts)
 
 
 @dataclass(frozen=True)
 class RequiredFeature:
-    """A sheet-level object the reference added: a chart (by type) or a conditional
-    format (by range; its rule may be written differently)."""
+    """A sheet-level object the reference added (or removed): a chart (by type), a
+    conditional format (by range; its rule may be written differently), a merge."""
 
     sheet: str
-    kind: str  # chart | conditional_format
-    label: str  # chart type ("BarChart") or the conditional format's range ("E2:E8")
+    kind: str  # chart | conditional_format | merge
+    label: str  # chart type ("BarChart"), the conditional format's or merge's range
+    present: bool = True  # False: the reference removed it, the output must not have it
 
-    def present_in(self, output: Workbook) -> bool:
+    def _found(self, output: Workbook) -> bool:
         sheet = output.sheets.get(self.sheet)
         if sheet is None:
             return False
         if self.kind == "chart":
             return any(c.split("@")[0] == self.label for c in sheet.charts)
+        if self.kind == "merge":
+            return self.label in sheet.merged_ranges
         return any(cf.split(" ")[0] == self.label for cf in sheet.conditional_formats)
 
+    def holds(self, output: Workbook) -> bool:
+        return self._found(output) == self.present
 
-def _input_cell(input_wb: Workbook, req: RequiredCell) -> Cell | None:
-    sheet = input_wb.sheets.get(req.sheet)
-    return sheet.get(req.row, req.col) if sheet else None
-
-
-def _stale_formula(reference: Cell | None, before: Cell | None) -> str | None:
-    """The input's formula signature where the reference rewrote it and kept its value."""
-    if reference is None or before is None or not before.formula or not reference.formula:
-        return None
-    old = formula_signature(before.formula, before.row, before.col)
-    new = formula_signature(reference.formula, reference.row, reference.col)
-    return old if old != new and cell_key(reference) == cell_key(before) else None
-
-
-def _same_content(a: Cell | None, b: Cell | None) -> bool:
-    return cell_key(a) == cell_key(b) and (
-        formula_signature(a.formula, a.row, a.col) if a else None
-    ) == (formula_signature(b.formula, b.row, b.col) if b else None)
+    def describe(self) -> str:
+        return f"{self.kind} {self.label} on {self.sheet}" + ("" if self.present else " removed")
 
 
 @dataclass
 class WorkbookChecker:
-    """A checker for one task: its input, its reference and the required cells."""
+    """A checker for one task: its input, its reference and the requirements."""
 
     input: Workbook
     reference: Workbook
@@ -336,7 +223,10 @@ class WorkbookChecker:
     scope: list[ScopeRange] | None = None
     removed_sheets: list[str] = field(default_factory=list)
     features: list[RequiredFeature] = field(default_factory=list)
+    layout: list[LayoutRequirement] = field(default_factory=list)
     scope_fallback: bool = False  # the answer position was extended by diff_ref's edits
+    notes: list[str] = field(default_factory=list)
+    undecidable: str | None = None
     abs_tol: float = ABS_TOL
     rel_tol: float = REL_TOL
     require_formulas: bool = False
@@ -347,52 +237,80 @@ class WorkbookChecker:
             return False
         return any((sheet, row, col) in r for r in self.scope)
 
-    def check(self, output: Workbook, diff_model: WorkbookDiff | None = None) -> CheckResult:
+    def check(
+        self,
+        output: Workbook,
+        diff_model: WorkbookDiff | None = None,
+        output_notes: list[str] | None = None,
+    ) -> CheckResult:
         """Grade ``output``; ``diff_model`` (input -> output) is computed when not given."""
+        result = CheckResult(
+            verdict=None,
+            scope_fallback=self.scope_fallback,
+            notes=list(dict.fromkeys(self.notes + (output_notes or []))),
+            undecidable=self.undecidable,
+        )
+        if self.undecidable:
+            return result
         if diff_model is None:
             diff_model = diff_workbooks(self.input, output)
-        result = CheckResult(verdict=None, scope_fallback=self.scope_fallback)
         sheets_needed = {r.sheet for r in self.required}
         result.missing_sheets = sorted(s for s in sheets_needed if s not in output.sheets)
         result.extra_sheets_kept = [s for s in self.removed_sheets if s in output.sheets]
-        for req in self.required:
-            got_sheet = output.sheets.get(req.sheet)
-            expected_text = req.expected.text if req.expected else None
-            if got_sheet is None:
-                result.checks.append(
-                    CellCheck(req.sheet, req.address, expected_text, None, False, "missing_sheet")
-                )
-                continue
-            got = got_sheet.get(req.row, req.col)
-            ok, rule = compare_cells(
-                req.expected, got, self.abs_tol, self.rel_tol, self.require_formulas
-            )
-            if ok and req.style and not _same_style(req.expected, got):
-                ok, rule = False, "style_mismatch"
-            if ok and req.stale_formula is not None and got is not None:
-                if formula_signature(got.formula, got.row, got.col) == req.stale_formula:
-                    ok, rule = False, "unchanged_formula"
-            got_text = got.text if got is not None else None
-            if got is not None and got_text is None:
-                got_text = got.formula
-            result.checks.append(
-                CellCheck(req.sheet, req.address, expected_text, got_text, ok, rule)
-            )
-        result.missing_features = [
-            f"{f.kind} {f.label} on {f.sheet}" for f in self.features if not f.present_in(output)
-        ]
+        result.checks = [self._check_cell(req, output) for req in self.required]
+        result.layout_checks = self._check_layout(output)
+        result.missing_features = [f.describe() for f in self.features if not f.holds(output)]
         result.unexpected = self._unexpected_edits(output, diff_model)
-        if not self.required and not self.removed_sheets and not self.features:
+        if not (self.required or self.removed_sheets or self.features or self.layout):
+            result.undecidable = UNDECIDABLE_NOTHING
             return result
         destructive = any(u.destructive for u in result.unexpected)
         result.verdict = (
             all(c.ok for c in result.checks)
+            and all(c.ok for c in result.layout_checks)
             and not result.missing_sheets
             and not result.extra_sheets_kept
             and not result.missing_features
             and not (self.fail_on_destructive and destructive)
         )
         return result
+
+    def _check_cell(self, req: RequiredCell, output: Workbook) -> CellCheck:
+        got_sheet = output.sheets.get(req.sheet)
+        expected_text = req.expected.text if req.expected else None
+        if got_sheet is None:
+            return CellCheck(req.sheet, req.address, expected_text, None, False, "missing_sheet")
+        got = got_sheet.get(req.row, req.col)
+        ok, rule = compare_cells(
+            req.expected,
+            got,
+            self.abs_tol,
+            self.rel_tol,
+            self.require_formulas,
+            strict_text=req.strict_text,
+            strict_type=req.strict_type,
+        )
+        if ok and req.style and not same_style(req.expected, got):
+            ok, rule = False, "style_mismatch"
+        if ok and req.number_format is not None:
+            have = got.number_format if got is not None else None
+            if normalize_format(have) != normalize_format(req.number_format):
+                ok, rule = False, "number_format"
+        if ok and req.stale_formula is not None and got is not None:
+            if formula_signature(got.formula, got.row, got.col) == req.stale_formula:
+                ok, rule = False, "unchanged_formula"
+        got_text = got.text if got is not None else None
+        if got is not None and got_text is None:
+            got_text = got.formula
+        if rule == "number_format" and got is not None:
+            expected_text, got_text = req.number_format, got.number_format
+        return CellCheck(req.sheet, req.address, expected_text, got_text, ok, rule)
+
+    def _check_layout(self, output: Workbook) -> list[CellCheck]:
+        return [
+            CellCheck(sheet, "-", want, got, ok, kind)
+            for sheet, kind, want, got, ok in check_layout(self.layout, output)
+        ]
 
     def _unexpected_edits(self, output: Workbook, diff_model: WorkbookDiff) -> list[UnexpectedEdit]:
         required = {(r.sheet, r.row, r.col) for r in self.required}
@@ -433,14 +351,9 @@ class WorkbookChecker:
                     else self.in_scope(name, 1, ax.start)
                 ):
                     continue
+                detail = f"{ax.count} x, {ax.n_cells} cells"
                 out.append(
-                    UnexpectedEdit(
-                        name,
-                        ax.span,
-                        f"{ax.axis}_{ax.kind}",
-                        f"{ax.count} x, {ax.n_cells} cells",
-                        destructive,
-                    )
+                    UnexpectedEdit(name, ax.span, f"{ax.axis}_{ax.kind}", detail, destructive)
                 )
             for e in sd.cell_edits:
                 if (
@@ -454,7 +367,7 @@ class WorkbookChecker:
                     continue
                 ref_cell = ref_sheet.get(e.after_row, e.after_col) if ref_sheet else None
                 if (
-                    _same_content(ref_cell, e.after)
+                    same_content(ref_cell, e.after)
                     or compare_cells(ref_cell, e.after, self.abs_tol, self.rel_tol)[0]
                 ):
                     continue  # the reference made the same edit
@@ -472,7 +385,34 @@ class WorkbookChecker:
             for label in sd.charts_added:
                 if ref_sheet is None or label not in ref_sheet.charts:
                     out.append(UnexpectedEdit(name, "-", "chart_added", label, False))
-        return out
+        decided = {(r.sheet, r.kind) for r in self.layout}
+        return out + [
+            UnexpectedEdit(sheet, "-", kind, detail, False)
+            for sheet, kind, detail in unexpected_layout(self.input, output, decided)
+        ]
+
+
+def _flags(ref_cell: Cell | None, in_cell: Cell | None) -> dict:
+    return {
+        "style": not same_style(ref_cell, in_cell),
+        "stale_formula": stale_formula(ref_cell, in_cell),
+        "strict_text": text_is_strict(ref_cell, in_cell),
+        "strict_type": type_is_strict(ref_cell, in_cell),
+        "number_format": format_changed(ref_cell, in_cell),
+    }
+
+
+def _features(diff_ref: WorkbookDiff) -> list[RequiredFeature]:
+    out: list[RequiredFeature] = []
+    for sd in diff_ref.sheets:
+        out += [RequiredFeature(sd.sheet, "chart", c.split("@")[0]) for c in sd.charts_added]
+        out += [
+            RequiredFeature(sd.sheet, "conditional_format", r.split(" ")[0])
+            for r in sd.conditional_formats_added
+        ]
+        out += [RequiredFeature(sd.sheet, "merge", m) for m in sd.merges_added]
+        out += [RequiredFeature(sd.sheet, "merge", m, present=False) for m in sd.merges_removed]
+    return out
 
 
 def build_checker(
@@ -485,88 +425,127 @@ def build_checker(
     rel_tol: float = REL_TOL,
     require_formulas: bool = False,
     fail_on_destructive: bool = True,
+    notes: list[str] | None = None,
 ) -> WorkbookChecker:
     """A checker from diff_ref, scoped to ``answer_position`` when the task gives one.
 
-    ``require_formulas`` fails a constant where the reference has a formula (the
-    "formula silently replaced by its value" slip); by default values decide, as in
-    SpreadsheetBench. ``fail_on_destructive`` fails outputs whose unexpected edits
-    change or remove input content; additions beside the data are only listed.
+    Never raises on the answer position: what cannot be resolved is noted and the
+    reference diff decides. ``require_formulas`` fails a constant where the reference
+    has a formula (the "formula silently replaced by its value" slip); by default
+    values decide, as in SpreadsheetBench. ``fail_on_destructive`` fails outputs whose
+    unexpected edits change or remove input content; additions are only listed.
+    ``notes`` (e.g. styles skipped when reading) are carried into every verdict.
     """
     if diff_ref is None:
         diff_ref = diff_workbooks(input_wb, reference_wb)
+    notes = list(notes or [])
+    layout = layout_requirements(input_wb, reference_wb, diff_ref)
+    common = dict(
+        input=input_wb,
+        reference=reference_wb,
+        diff_ref=diff_ref,
+        abs_tol=abs_tol,
+        rel_tol=rel_tol,
+        require_formulas=require_formulas,
+        fail_on_destructive=fail_on_destructive,
+    )
+    if diff_ref.is_empty and not layout:
+        return WorkbookChecker(required=[], notes=notes, undecidable=UNDECIDABLE_SAME, **common)
     required: list[RequiredCell] = []
     scope: list[ScopeRange] | None = None
-    removed: list[str] = []
     if answer_position:
-        scope = resolve_scope(answer_position, reference_wb, input_wb)
-        n = sum((r.max_row - r.min_row + 1) * (r.max_col - r.min_col + 1) for r in scope)
-        if n > MAX_SCOPE_CELLS:
-            raise ScopeError(
-                f"{reference_wb.path}: answer position {answer_position!r} covers {n} cells"
-            )
-        for rng in scope:
+        resolved = resolve_scope(answer_position, reference_wb, input_wb)
+        notes += resolved.notes
+        scope = resolved.ranges or None
+        for rng in resolved.ranges:
             sheet = reference_wb.sheets[rng.sheet]
             in_sheet = input_wb.sheets.get(rng.sheet)
             for row in range(rng.min_row, rng.max_row + 1):
                 for col in range(rng.min_col, rng.max_col + 1):
                     ref_cell = sheet.get(row, col)
                     in_cell = in_sheet.get(row, col) if in_sheet else None
-                    style = not _same_style(ref_cell, in_cell)
-                    stale = _stale_formula(ref_cell, in_cell)
-                    required.append(RequiredCell(rng.sheet, row, col, ref_cell, style, stale))
-    scope_fallback = bool(required) and all(
-        _same_content(r.expected, _input_cell(input_wb, r)) and not r.style for r in required
+                    flags = _flags(ref_cell, in_cell)
+                    required.append(RequiredCell(rng.sheet, row, col, ref_cell, **flags))
+    changes = any(
+        r.style
+        or r.number_format is not None
+        or not same_content(r.expected, _input_cell(input_wb, r))
+        for r in required
     )
-    scoped = {(r.sheet, r.row, r.col) for r in required}
-    if scope_fallback or not answer_position:
-        # no answer position, or one where the reference changes nothing (a mislabelled
-        # position): the cells diff_ref changed are the required ones
-        for sd in diff_ref.sheets:
-            if sd.status == "removed":
-                removed.append(sd.sheet)
-                continue
-            if sd.status == "same":
-                continue
-            ref_sheet = reference_wb.sheets[sd.sheet]
-            if sd.status == "added":
-                required += [
-                    RequiredCell(sd.sheet, r, c, cell)
-                    for (r, c), cell in sorted(ref_sheet.cells.items())
-                    if (sd.sheet, r, c) not in scoped
-                ]
-                continue
-            in_sheet = input_wb.sheets[sd.before_name or sd.sheet]
-            # positional comparison: an aligned insertion displaces the cells below it,
-            # and the output must show them displaced too
-            for r, c in sorted(set(ref_sheet.cells) | set(in_sheet.cells)):
-                ref_cell, in_cell = ref_sheet.get(r, c), in_sheet.get(r, c)
-                style = not _same_style(ref_cell, in_cell)
-                if (sd.sheet, r, c) in scoped:
-                    continue
-                if style or not _same_content(ref_cell, in_cell):
-                    stale = _stale_formula(ref_cell, in_cell)
-                    required.append(RequiredCell(sd.sheet, r, c, ref_cell, style, stale))
-    features = [
-        RequiredFeature(sd.sheet, "chart", label.split("@")[0])
-        for sd in diff_ref.sheets
-        for label in sd.charts_added
-    ] + [
-        RequiredFeature(sd.sheet, "conditional_format", rule.split(" ")[0])
-        for sd in diff_ref.sheets
-        for rule in sd.conditional_formats_added
-    ]
+    scope_fallback = bool(required) and not changes
+    removed: list[str] = []
+    if scope_fallback or not required:
+        # no (resolvable) answer position, or one where the reference changes nothing
+        # (a mislabelled position): the cells diff_ref changed are the required ones
+        required += _diff_ref_cells(input_wb, reference_wb, diff_ref, required, removed)
     return WorkbookChecker(
-        input=input_wb,
-        reference=reference_wb,
-        diff_ref=diff_ref,
         required=required,
         scope=scope,
         removed_sheets=removed,
-        features=features,
+        features=_features(diff_ref),
+        layout=layout,
         scope_fallback=scope_fallback,
-        abs_tol=abs_tol,
-        rel_tol=rel_tol,
-        require_formulas=require_formulas,
-        fail_on_destructive=fail_on_destructive,
+        notes=notes,
+        **common,
     )
+
+
+def _input_cell(input_wb: Workbook, req: RequiredCell) -> Cell | None:
+    sheet = input_wb.sheets.get(req.sheet)
+    return sheet.get(req.row, req.col) if sheet else None
+
+
+def _diff_ref_cells(
+    input_wb: Workbook,
+    reference_wb: Workbook,
+    diff_ref: WorkbookDiff,
+    already: list[RequiredCell],
+    removed: list[str],
+) -> list[RequiredCell]:
+    """Every cell whose content, format or style the reference changed, by position
+    (an aligned insertion displaces the cells below it, and the output must show them
+    displaced too), and every cell of an added sheet."""
+    scoped = {(r.sheet, r.row, r.col) for r in already}
+    out: list[RequiredCell] = []
+    for sd in diff_ref.sheets:
+        if sd.status == "removed":
+            removed.append(sd.sheet)
+            continue
+        if sd.status == "same":
+            continue
+        ref_sheet = reference_wb.sheets[sd.sheet]
+        if sd.status == "added":
+            out += [
+                RequiredCell(sd.sheet, r, c, cell)
+                for (r, c), cell in sorted(ref_sheet.cells.items())
+                if (sd.sheet, r, c) not in scoped
+            ]
+            continue
+        in_sheet = input_wb.sheets[sd.before_name or sd.sheet]
+        for r, c in sorted(set(ref_sheet.cells) | set(in_sheet.cells)):
+            if (sd.sheet, r, c) in scoped:
+                continue
+            ref_cell, in_cell = ref_sheet.get(r, c), in_sheet.get(r, c)
+            flags = _flags(ref_cell, in_cell)
+            if (
+                flags["style"]
+                or flags["number_format"] is not None
+                or not same_content(ref_cell, in_cell)
+            ):
+                out.append(RequiredCell(sd.sheet, r, c, ref_cell, **flags))
+    return out
+
+
+def task_rejections(
+    input_wb: Workbook, reference_wb: Workbook, answer_position: str | None = None
+) -> list[str]:
+    """Why a workflow task built from this input/reference pair must be rejected
+    (empty when it can be checked): a reference identical to the input gives a task
+    with nothing to do, which every output would pass or none could."""
+    checker = build_checker(input_wb, reference_wb, answer_position)
+    reasons = []
+    if checker.undecidable == UNDECIDABLE_SAME:
+        reasons.append("reference_identical_to_input")
+    elif not (checker.required or checker.removed_sheets or checker.features or checker.layout):
+        reasons.append("nothing_to_check")
+    return reasons

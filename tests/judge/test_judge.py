@@ -12,8 +12,7 @@ import polars as pl
 import pytest
 
 from pipeline.config import SHARED_DATA
-from pipeline.judge.checker import build_checker
-from pipeline.judge.judge import (
+from pipeline.judge import (
     JUDGEMENTS_SCHEMA,
     PROMPTS,
     CheckerJudge,
@@ -27,6 +26,7 @@ from pipeline.judge.judge import (
     load_human_labels,
     spreadsheetbench_cases,
 )
+from pipeline.judge.checker import build_checker
 
 SPREADSHEETBENCH = SHARED_DATA / "spreadsheetbench"
 INSTRUCTION = "Add a Total column D with Units times Price for every region."
@@ -193,7 +193,7 @@ def test_batch_writes_parquet_and_markdown(files: dict[str, Path], tmp_path: Pat
     assert "nope.xlsx" in gone["error"]
     assert pl.read_parquet(out / "judgements.parquet").height == 4
     report = (out / "judgements.md").read_text()
-    assert "4 cases: 1 pass, 2 fail, 1 undecided." in report
+    assert "4 cases: 1 pass, 2 fail, 1 undecided (1 errors)." in report
     assert "## Sheet: Sales" in (out / "cases" / "wrong.md").read_text()
 
 
