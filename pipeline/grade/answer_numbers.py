@@ -59,9 +59,10 @@ def numbers(line: str) -> list[NumberToken]:
     """Every number of a line with its sign, in reading order.
 
     Accepts ``2,602``, ``1'234'567``, ``$7,046,001.98``, ``9.89%``, ``-0.119``, ``.5``,
-    ``-$5``, ``$-5``, ``(1,234)``, ``($1,234)`` and ``1,234.56-``. A number glued to
-    letters or an underscore (``c07``, ``FY1941``, ``Q3``) or to a ``letter-`` prefix
-    (``FD-1``) is an identifier, not a number. The sign comes from :func:`_is_negative`.
+    ``-$5``, ``$-5``, ``(1,234)``, ``($1,234)``, ``1,234.56-`` and ``minus 1,412``. A
+    number glued to letters or an underscore (``c07``, ``FY1941``, ``Q3``) or to a
+    ``letter-`` prefix (``FD-1``) is an identifier, not a number. The sign comes from
+    :func:`_is_negative` and :func:`_signed_by_word`.
     """
     tokens = []
     for match in _NUMBER.finditer(line):
@@ -69,6 +70,9 @@ def numbers(line: str) -> list[NumberToken]:
         start, end = match.span()
         prefix = _PREFIX.search(line, max(0, start - 10), start)
         negative, currency = _is_negative(line, prefix, end)
+        begins = prefix.start() if prefix and prefix.group(0) else start
+        if not negative and begins == start and _signed_by_word(line, start):
+            negative = True
         if len(body) > MAX_NUMBER_CHARS:
             value = Decimal(0)  # never read: unreadable_format() reports it
         else:
@@ -76,7 +80,7 @@ def numbers(line: str) -> list[NumberToken]:
         tokens.append(
             NumberToken(
                 value=-value if negative else value,
-                start=prefix.start() if prefix and prefix.group(0) else start,
+                start=begins,
                 end=end,
                 currency=currency,
                 percent=_PERCENT.match(line, end) is not None,
@@ -86,6 +90,18 @@ def numbers(line: str) -> list[NumberToken]:
             )
         )
     return tokens
+
+
+_SIGN_WORD = re.compile(r"\b(?:minus|negative) \Z", re.IGNORECASE)
+
+
+def _signed_by_word(line: str, start: int) -> bool:
+    """True for "minus 1,412" or "negative 1,412", but not "5,000 minus 1,412" (a difference)."""
+    word = _SIGN_WORD.search(line[max(0, start - 10) : start])
+    if word is None:
+        return False
+    before = line[: start - len(word.group(0))].rstrip()
+    return not before or before[-1] not in "0123456789)%"
 
 
 def _is_negative(line: str, prefix: re.Match[str] | None, end: int) -> tuple[bool, bool]:

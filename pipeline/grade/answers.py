@@ -39,8 +39,9 @@ is its answer; corrections are later words):
 Which number on the answer text is the answer:
 
 7. Markdown and LaTeX wrappers are stripped; Unicode minus, a dash glued to a number or
-   currency sign, accounting parentheses and a trailing minus (``1,234.56-``) read as
-   negative; apostrophe thousands (``1'234'567``) are read.
+   currency sign, accounting parentheses, a trailing minus (``1,234.56-``) and the word
+   "minus" or "negative" right before a number that no number precedes ("minus 1,412",
+   not "5,000 minus 1,412") read as negative; apostrophe thousands (``1'234'567``) are read.
 8. Struck-through numbers (``~~903~~ 930``, ``<s>903</s> 930``, U+0336) are withdrawn and
    never read.
 9. Numbers in file names and links, after page/table/line words, dates, spans of years
