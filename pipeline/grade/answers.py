@@ -93,10 +93,13 @@ cause applies, and it lies in the task's inclusive interval ``[lo, hi]``.
 
 Bounded work (issue 8): every pattern is linear (no nested or overlapping quantifiers);
 labels are looked for at most at the last :data:`MAX_LABELS` mentions of "answer" or
-``\\boxed``; a line is read in a window of :data:`MAX_LINE_CHARS` characters; the last
-amount is looked for in at most :data:`MAX_FALLBACK_LINES` digit-bearing lines and
-:data:`FALLBACK_CHARS` characters from the end; abstention wording without a number is
-looked for in the last :data:`FALLBACK_CHARS` characters. A 1 MB response grades in time
+``\\boxed``; a line is read in a window of :data:`MAX_LINE_CHARS` characters, at most
+three answer phrases, boxes or correction markers per line and 300 characters after each
+(the number must come right after them anyway); at most :data:`MAX_FOLLOWING` non-blank
+lines after an answer are read; the last amount is looked for in at most
+:data:`MAX_FALLBACK_LINES` digit-bearing lines and :data:`FALLBACK_CHARS` characters from
+the end; abstention wording without a number is looked for in the last
+:data:`FALLBACK_CHARS` characters. A 1 MB response grades in time
 proportional to its length (``benchmarks/bench_grader.py``).
 """
 
