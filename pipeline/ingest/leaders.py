@@ -9,15 +9,18 @@ stub ("1940" ... "1947", "1947-July", "August", ...) and the figures are unchang
 
 A leader is recognised by its shape, not by position on the page:
 
-- a *dot* is a connected ink blob at most 0.4 x the page's text height tall and about
-  one text height wide at most (two touching dots of a blurred scan are one blob);
-- a *leader* is a chain of at least ``MIN_RUN`` dots on one baseline (centres within
-  ``BASELINE_PX`` vertically), each within 1.2 text heights of the next.
+- a *dot* is a connected ink blob at most half the page's text height tall and about
+  one text height wide at most (two touching dots of a blurred scan are one blob); a
+  flat blob up to six text heights wide is a run of dots printed touching;
+- a *leader* is a chain of at least ``MIN_RUN`` such blobs on one baseline (centres
+  within ``BASELINE_PX`` of the next one's vertically), each starting within 1.2 text
+  heights of the end of the one before, at least half of them single dots.
 
 A decimal point, a period after an abbreviation or a footnote asterisk is a lone dot
 (no chain), so figures and labels keep theirs; a minus sign sits at mid height, never on
-the dots' baseline. The erased blobs are painted white with a ``PAD_PX`` margin; word
-boxes stay in page pixels because the image keeps its size.
+the dots' baseline. The erased blobs are painted in the paper's grey (the page's median
+level) with a ``PAD_PX`` margin; word boxes stay in page pixels because the image keeps
+its size.
 
 ``LEADERS_VERSION`` is part of the OCR cache key: bump it whenever the output pixels of
 ``erase_leaders`` change for the same input.
@@ -30,18 +33,16 @@ import io
 import numpy as np
 from PIL import Image
 from scipy import ndimage
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
-from scipy.spatial import cKDTree
 
-LEADERS_VERSION = 1
+LEADERS_VERSION = 3
 
 INK_LEVEL = 225  # grey level below which a pixel is ink (dots of old scans are faint)
 MIN_RUN = 4  # dots in a chain before it is a leader
 BASELINE_PX = 3.0  # dot centres of one leader lie within this many pixels vertically
 STEP_HEIGHTS = 1.2  # largest gap between neighbouring dots, in text heights
-DOT_HEIGHTS = 0.4  # a dot is at most this tall, in text heights
+DOT_HEIGHTS = 0.5  # a dot is at most this tall, in text heights (4-8 px at 300 dpi)
 DOT_WIDTHS = 1.1  # ... and at most this wide (two blurred dots touching)
+RUN_WIDTHS = 6.0  # a flat blob up to this wide is dots printed touching ("....")
 PAD_PX = 2  # white margin painted around an erased dot
 MIN_TEXT_PX = 10  # blobs taller than this are text when measuring the text height
 DEFAULT_TEXT_PX = 24.0  # text height when a page has no text-sized blobs
@@ -63,35 +64,53 @@ def leader_mask(gray: np.ndarray) -> tuple[list[tuple[slice, slice]], float]:
     heights = np.array([b[0].stop - b[0].start for b in boxes])
     widths = np.array([b[1].stop - b[1].start for b in boxes])
     th = text_height(heights)
-    dots = np.nonzero(
-        (heights <= DOT_HEIGHTS * th) & (widths <= DOT_WIDTHS * th) & (heights >= 2) & (widths >= 2)
+    # flat blobs: dots, and runs of dots a blurred scan printed touching ("....")
+    flat = np.nonzero(
+        (heights <= DOT_HEIGHTS * th) & (widths <= RUN_WIDTHS * th) & (heights >= 2) & (widths >= 2)
     )[0]
-    if dots.size < MIN_RUN:
+    if flat.size < MIN_RUN:
         return [], th
+    cy = np.array([(boxes[i][0].start + boxes[i][0].stop) / 2 for i in flat])
+    x0 = np.array([boxes[i][1].start for i in flat])
+    x1 = np.array([boxes[i][1].stop for i in flat])
+    dot = widths[flat] <= DOT_WIDTHS * th
     step = STEP_HEIGHTS * th
-    cy = np.array([(boxes[i][0].start + boxes[i][0].stop) / 2 for i in dots])
-    cx = np.array([(boxes[i][1].start + boxes[i][1].stop) / 2 for i in dots])
-    # scale y so that BASELINE_PX vertically is as far as a whole step horizontally
-    points = np.c_[cx, cy * (step / BASELINE_PX)]
-    pairs = cKDTree(points).query_pairs(r=step, output_type="ndarray")
-    if not len(pairs):
-        return [], th
-    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), (dots.size, dots.size))
-    _, chain = connected_components(graph, directed=False)
-    in_leader = np.bincount(chain)[chain] >= MIN_RUN
-    return [boxes[i] for i in dots[in_leader]], th
+    keep: list[int] = []
+    # baselines: blobs sorted by height on the page, split where centres jump
+    order = np.argsort(cy, kind="stable")
+    cuts = np.nonzero(np.diff(cy[order]) > BASELINE_PX)[0] + 1
+    for band in np.split(order, cuts):
+        band = band[np.argsort(x0[band], kind="stable")]
+        chain = [band[0]]
+        for k in band[1:]:
+            if x0[k] - x1[chain[-1]] <= step:
+                chain.append(k)
+                continue
+            keep.extend(_leader(chain, dot))
+            chain = [k]
+        keep.extend(_leader(chain, dot))
+    return [boxes[flat[k]] for k in keep], th
+
+
+def _leader(chain: list[int], dot: np.ndarray) -> list[int]:
+    """The chain's blobs if it is a leader: MIN_RUN blobs or more, mostly single dots."""
+    if len(chain) >= MIN_RUN and 2 * int(dot[chain].sum()) >= len(chain):
+        return chain
+    return []
 
 
 def erase_leaders_array(gray: np.ndarray) -> tuple[np.ndarray, int]:
-    """A copy of ``gray`` with every leader dot painted white; (image, dots erased)."""
+    """A copy of ``gray`` with every leader dot painted over in the paper's grey;
+    (image, dots erased)."""
     boxes, _ = leader_mask(gray)
     out = gray.copy()
     h, w = out.shape
+    paper = int(np.median(gray))  # paint in the page's own grey, not a white patch
     for rows, cols in boxes:
         out[
             max(0, rows.start - PAD_PX) : min(h, rows.stop + PAD_PX),
             max(0, cols.start - PAD_PX) : min(w, cols.stop + PAD_PX),
-        ] = 255
+        ] = paper
     return out, len(boxes)
 
 

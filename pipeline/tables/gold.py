@@ -189,12 +189,19 @@ def score_gold(
         where = f"{g['file']} p{g['page']} t{g.get('table_no', 0)}"
         value_rows = [r for r in g["rows"] if not r.get("heading")]
         candidates = by_page.get((doc_of.get(g["file"], ""), g["page"]), [])
-        best, pairs = None, {}
+        best, pairs, best_key = None, {}, (0, 0)
         for t in candidates:
             rows = [t["rows"][k] for k in sorted(t["rows"])]
             p = _align_rows(value_rows, rows)
-            if len(p) > len(pairs):
-                best, pairs = t, p
+            # the table whose rows carry the gold figures, then the most rows paired:
+            # two panels of one page can share every row label ("2013 - Dec", "Dec")
+            same_figures = sum(
+                bool(rows[b]["first_digits"])
+                and rows[b]["first_digits"] == _digits(value_rows[g].get("first_value"))
+                for g, b in p.items()
+            )
+            if (same_figures, len(p)) > best_key:
+                best, pairs, best_key = t, p, (same_figures, len(p))
         scores.add(
             volume,
             "table",

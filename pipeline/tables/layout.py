@@ -38,6 +38,11 @@ from pipeline.tables.units import is_unit_line, read_unit, table_unit
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
 _SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
+# Figures a column head prints among its words: "Within 1 year", "1-5 years", "20 years
+# or more" (maturity classes). A line of such figures *and* words is a head line.
+_HEAD_FIGURE = re.compile(r"^\d{1,2}(\s*-\s*\d{1,2})?$")
+_HEAD_WORD = re.compile(r"[A-Za-z]{3,}")
+_NOT_HEAD_WORD = re.compile(r"^(n\.?\s?a\.?|none|nil)$", re.IGNORECASE)
 
 
 @dataclass
@@ -171,6 +176,8 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     figures = [c for c in values if c.is_number]
     if len(figures) >= 2 and _header_figures(figures, height):
         return RowLine(line, "header")
+    if figures and _head_words_and_figures(values):
+        return RowLine(line, "header")
     prose = any(len(c.text.split()) >= 3 for c in values if not c.is_number)
     # a head line whose only "figure" is a dash OCR made of a rule, among words spread
     # over the columns ("Month Boston Philadelphia _ Baltimore ... Total")
@@ -180,6 +187,18 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     if figures and (label or len(figures) >= 2) and not prose and not heads:
         return RowLine(line, "body", label, values)
     return RowLine(line, "text")
+
+
+def _head_words_and_figures(values: list[Chunk]) -> bool:
+    """Words among the value columns and only head-like figures ("Within" "1" "year",
+    "1-5" "years"): a column head, not a body row (a body row's columns hold figures)."""
+    words = [
+        c
+        for c in values
+        if not c.is_number and _HEAD_WORD.search(c.text) and not _NOT_HEAD_WORD.match(c.text)
+    ]
+    figures = [c for c in values if c.is_number]
+    return bool(words) and all(_HEAD_FIGURE.match(c.text.strip()) for c in figures)
 
 
 def _header_figures(figures: list[Chunk], height: float) -> bool:
@@ -286,6 +305,9 @@ def read_table(
     )
     if not title and previous_title and not unit_lines:
         title = previous_title  # a second panel under the same title
+    if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected
+        stub_head = lexicon.correct(stub_head)[0]
+        title = lexicon.correct(title)[0]
     parsed_title = split_title(title)
     unit = table_unit(title, unit_lines, col_labels, page_head or [])
     first = block.body[0].line
@@ -592,14 +614,15 @@ def read_preamble(
     if not title and find_untitled:
         # an untitled-by-number table: its title is the run of sentence-like lines
         # (one phrase each, several words) at the top of its heads, centred over them
+        skip = 1 if tail and _page_number(tail[0]) else 0
         lead = []
-        for row in tail:
-            if not _title_line(row, height):
+        for row in tail[skip:]:
+            if not (_title_line(row, height) or lead and _title_continued(row, lead[-1], height)):
                 break
             lead.append(row)
-        if lead and len(lead) < len(tail):
+        if lead and skip + len(lead) < len(tail):
             title = " ".join(r.line.text for r in lead)
-            tail = tail[len(lead) :]
+            tail = tail[skip + len(lead) :]
         else:
             # or the last run of such lines above the heads, set off by a rule or a gap
             above = headers[: len(headers) - len(tail)]
@@ -609,7 +632,7 @@ def read_preamble(
                     run.insert(0, row)
                 elif run:
                     break
-            if run and (tail[0].mid - run[-1].mid if tail else 0) <= 8 * pitch:
+            if run and (tail[0].mid - run[-1].mid if tail else 0) <= 12 * pitch:
                 title = " ".join(r.line.text for r in run)
     return title.strip(), unit_lines, tail
 
@@ -619,9 +642,33 @@ def _title_line(row: RowLine, height: float) -> bool:
     chunks = row.line.chunks
     if row.kind not in ("text", "title") or any(c.is_number for c in chunks):
         return False
-    one_phrase = all(b.x0 - a.x1 < 2 * height for a, b in zip(chunks, chunks[1:], strict=False))
+    gaps = [b.x0 - a.x1 for a, b in zip(chunks, chunks[1:], strict=False)]
     text = row.line.text
+    # one phrase; a long title line may keep one wide gap where OCR dropped a word
+    wide = [g for g in gaps if g >= 2 * height]
+    one_phrase = not wide or (len(wide) == 1 and wide[0] < 10 * height and len(text.split()) >= 5)
     return one_phrase and len(text.split()) >= 3 and title_like(text)
+
+
+def _title_continued(row: RowLine, above: RowLine, height: float) -> bool:
+    """The second line of a wrapped title, figures allowed ("for the First 4 Months,
+    Fiscal Year 1940"): one phrase right under the line above, mostly words, going on
+    with a lower-case word."""
+    chunks = row.line.chunks
+    if row.kind != "text" or row.line.y0 - above.line.y1 > 1.5 * height:
+        return False
+    if any(b.x0 - a.x1 >= 2 * height for a, b in zip(chunks, chunks[1:], strict=False)):
+        return False
+    if not row.line.text[:1].islower():
+        return False  # a subtitle ("Calendar Years 1938 and 1939") or a unit line, not a run-on
+    words = [w for w in row.line.text.split() if re.search(r"[A-Za-z]{2,}", w)]
+    figures = [c for c in chunks if c.is_number]
+    return len(words) >= 3 and len(figures) < len(words) and title_like(row.line.text)
+
+
+def _page_number(row: RowLine) -> bool:
+    """A line holding only a figure (the page number over the table)."""
+    return len(row.line.chunks) == 1 and row.line.chunks[0].is_number
 
 
 def _legend(row: RowLine, height: float) -> bool:

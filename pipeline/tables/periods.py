@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
 
+from rapidfuzz.distance import Levenshtein
+
 KINDS = (
     "calendar_year",
     "fiscal_year",
@@ -67,7 +69,7 @@ _CALENDAR = re.compile(r"\bcalendar\b", re.IGNORECASE)
 # at the end of the period), not a flow over it.
 _STOCK = re.compile(
     r"\bend of\b|\boutstanding\b|\bposition\b|\bholdings?\b|\bas of\b"
-    r"|\bclaims\b|\bliabilities\b|\bownership\b",
+    r"|\bclaims\b|\bliabilities\b|\bownership\b|\breport date\b",
     re.IGNORECASE,
 )
 _QUARTER_BY_WORD = {
@@ -167,7 +169,31 @@ _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
 
 def clean_header(text: str) -> str:
     """A header without column numbers "(3)" and preliminary / revised marks."""
-    return " ".join(_COLUMN_NUMBER.sub(" ", text or "").split())
+    return " ".join(_COLUMN_NUMBER.sub(" ", read_period_words(text or "")).split())
+
+
+# The words that decide a period's kind; OCR of old pages misspells them by one letter
+# ("Fiecal yoer or manth", "caleadar") and a misspelt "Fiscal" would leave the year's kind
+# unknown. Words of five letters or more, same first letter, one edit away, are read as
+# the word (none of these is one edit from another English word a stub head prints).
+_PERIOD_WORDS = ("fiscal", "calendar", "month", "quarter", "through", "estimate", "outstanding")
+_WORD = re.compile(r"[A-Za-z]{5,}")
+
+
+def _period_word(m: re.Match) -> str:
+    word = m.group(0)
+    low = word.lower()
+    for target in _PERIOD_WORDS:
+        if low.startswith(target):  # the word itself, a plural or "monthly"
+            return word
+        if low[0] == target[0] and Levenshtein.distance(low, target) == 1:
+            return target.capitalize() if word[0].isupper() else target
+    return word
+
+
+def read_period_words(text: str) -> str:
+    """``text`` with one-letter OCR slips of the period words corrected."""
+    return _WORD.sub(_period_word, text)
 
 
 def parse_period(header: str, context: str = "", reference: Period | None = None) -> Period | None:
@@ -187,6 +213,7 @@ def parse_period(header: str, context: str = "", reference: Period | None = None
     levels = [p for p in levels if p]
     if not levels:
         return None
+    context = read_period_words(context)
     leaf = levels[-1]
     upper = " ".join(levels[:-1])
     joined = " ".join(levels)
