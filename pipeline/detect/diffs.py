@@ -12,6 +12,7 @@ formula changed, a formula replaced by a constant, a cell filled or cleared.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections import Counter
@@ -26,6 +27,9 @@ from pipeline.ingest.workbooks import Cell, Sheet, Workbook
 
 # alignment beyond these sizes falls back to position (keeps the diff near-linear)
 DP_MAX_CELLS = 40_000
+ANCHOR_MIN_LENGTH = 4_000  # longer sequence pairs are anchored before any quadratic step
+ANCHOR_MAX_DEPTH = 32
+BLOCK_MAX_CELLS = 4_000_000  # a gap without anchors beyond this is paired by position
 DENSE_MAX_ROWS = 200_000
 DENSE_MAX_COLS = 2_000
 GAP_PENALTY = 0.5  # pairing two unrelated lines (score 0) beats an insert + a delete (-1)
@@ -269,6 +273,16 @@ def cell_key(cell: Cell | None) -> Hashable:
     return text if text is not None else _formula_sig(cell)
 
 
+def same_formula(a: Cell, b: Cell) -> bool:
+    """Same formula (relative R1C1), without tokenizing when the text and the position
+    are the same (most cells of two versions of a sheet)."""
+    if a.formula == b.formula and (a.formula is None or (a.row, a.col) == (b.row, b.col)):
+        return True
+    if a.formula is None or b.formula is None:
+        return False
+    return _formula_sig(a) == _formula_sig(b)
+
+
 def classify(before: Cell | None, after: Cell | None) -> str | None:
     """The kind of change between two aligned cells, or None when they are the same."""
     if before is None and after is None:
@@ -277,7 +291,7 @@ def classify(before: Cell | None, after: Cell | None) -> str | None:
         return "cell_added"
     if after is None:
         return "cell_removed"
-    if _formula_sig(before) != _formula_sig(after):
+    if not same_formula(before, after):
         if before.formula is None:
             return "value_to_formula"
         if after.formula is None:
@@ -328,6 +342,134 @@ def needleman_wunsch(
     return pairs[::-1]
 
 
+def _align_block(
+    a: Sequence[Hashable],
+    b: Sequence[Hashable],
+    similarity: Callable[[int, int], float],
+    gap: float,
+    i0: int = 0,
+    j0: int = 0,
+) -> list[tuple[int | None, int | None]]:
+    """Exact runs by :class:`difflib.SequenceMatcher`, fuzzy alignment in between
+    (indices offset by ``i0``/``j0``). Quadratic in the worst case: only for blocks."""
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    pairs: list[tuple[int | None, int | None]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        i1, i2, j1, j2 = i1 + i0, i2 + i0, j1 + j0, j2 + j0
+        if tag == "equal":
+            pairs.extend(zip(range(i1, i2), range(j1, j2), strict=True))
+        elif tag == "delete":
+            pairs.extend((i, None) for i in range(i1, i2))
+        elif tag == "insert":
+            pairs.extend((None, j) for j in range(j1, j2))
+        else:
+            pairs.extend(_fuzzy(i1, i2, j1, j2, similarity, gap))
+    return pairs
+
+
+def _fuzzy(
+    i1: int, i2: int, j1: int, j2: int, similarity: Callable[[int, int], float], gap: float
+) -> list[tuple[int | None, int | None]]:
+    """Needleman-Wunsch on a block the exact pass could not match; by position when
+    the block is too large for the quadratic alignment."""
+    n, m = i2 - i1, j2 - j1
+    if n * m <= DP_MAX_CELLS:
+        block = needleman_wunsch(n, m, lambda x, y: similarity(i1 + x, j1 + y), gap)
+        return [(None if x is None else i1 + x, None if y is None else j1 + y) for x, y in block]
+    k = min(n, m)
+    pairs: list[tuple[int | None, int | None]] = list(
+        zip(range(i1, i1 + k), range(j1, j1 + k), strict=True)
+    )
+    pairs.extend((i, None) for i in range(i1 + k, i2))
+    pairs.extend((None, j) for j in range(j1 + k, j2))
+    return pairs
+
+
+def _unique_anchors(
+    a: Sequence[Hashable], b: Sequence[Hashable], i1: int, i2: int, j1: int, j2: int
+) -> list[tuple[int, int]]:
+    """Elements occurring exactly once in a[i1:i2] and once in b[j1:j2], paired, and
+    the longest chain of them in the same order on both sides (patience sorting)."""
+    count_a: Counter = Counter(a[i1:i2])
+    where_b: dict[Hashable, int] = {}
+    count_b: Counter = Counter()
+    for j in range(j1, j2):
+        count_b[b[j]] += 1
+        where_b[b[j]] = j
+    pairs = [
+        (i, where_b[a[i]]) for i in range(i1, i2) if count_a[a[i]] == 1 and count_b.get(a[i]) == 1
+    ]
+    # longest increasing subsequence of the b positions, O(k log k)
+    tail_j: list[int] = []  # smallest b position ending a chain of each length
+    tail_k: list[int] = []  # the pair that ends it
+    back: list[int] = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        lo = bisect.bisect_left(tail_j, j)
+        if lo > 0:
+            back[k] = tail_k[lo - 1]
+        if lo == len(tail_j):
+            tail_j.append(j)
+            tail_k.append(k)
+        else:
+            tail_j[lo], tail_k[lo] = j, k
+    chain: list[tuple[int, int]] = []
+    k = tail_k[-1] if tail_k else -1
+    while k >= 0:
+        chain.append(pairs[k])
+        k = back[k]
+    return chain[::-1]
+
+
+def _anchored(
+    a: Sequence[Hashable],
+    b: Sequence[Hashable],
+    i1: int,
+    i2: int,
+    j1: int,
+    j2: int,
+    similarity: Callable[[int, int], float],
+    gap: float,
+    depth: int = 0,
+) -> list[tuple[int | None, int | None]]:
+    """Align a[i1:i2] with b[j1:j2]: equal ends stripped, then unique equal elements
+    as anchors, equal runs grown around them, and only the gaps aligned (recursively,
+    then by :func:`_align_block` once small)."""
+    pairs: list[tuple[int | None, int | None]] = []
+    while i1 < i2 and j1 < j2 and a[i1] == b[j1]:
+        pairs.append((i1, j1))
+        i1, j1 = i1 + 1, j1 + 1
+    tail: list[tuple[int | None, int | None]] = []
+    while i2 > i1 and j2 > j1 and a[i2 - 1] == b[j2 - 1]:
+        i2, j2 = i2 - 1, j2 - 1
+        tail.append((i2, j2))
+    n, m = i2 - i1, j2 - j1
+    if n == 0 or m == 0:
+        pairs.extend((i, None) for i in range(i1, i2))
+        pairs.extend((None, j) for j in range(j1, j2))
+    elif n + m <= ANCHOR_MIN_LENGTH:
+        pairs.extend(_align_block(a[i1:i2], b[j1:j2], similarity, gap, i1, j1))
+    else:
+        chain = _unique_anchors(a, b, i1, i2, j1, j2) if depth < ANCHOR_MAX_DEPTH else []
+        if not chain:
+            if n * m <= BLOCK_MAX_CELLS:
+                pairs.extend(_align_block(a[i1:i2], b[j1:j2], similarity, gap, i1, j1))
+            else:
+                pairs.extend(_fuzzy(i1, i2, j1, j2, similarity, gap))
+        else:
+            pi, pj = i1, j1
+            for ai, aj in chain:
+                if ai < pi or aj < pj:
+                    continue  # swallowed by the equal run grown from the previous anchor
+                pairs.extend(_anchored(a, b, pi, ai, pj, aj, similarity, gap, depth + 1))
+                pi, pj = ai, aj
+                while pi < i2 and pj < j2 and a[pi] == b[pj]:
+                    pairs.append((pi, pj))
+                    pi, pj = pi + 1, pj + 1
+            pairs.extend(_anchored(a, b, pi, i2, pj, j2, similarity, gap, depth + 1))
+    pairs.extend(reversed(tail))
+    return pairs
+
+
 def align(
     a: Sequence[Hashable],
     b: Sequence[Hashable],
@@ -339,31 +481,13 @@ def align(
     Returns index pairs in order; ``(i, None)`` is a deletion, ``(None, j)`` an
     insertion. ``similarity(i, j)`` in [0, 1] scores elements the exact pass could not
     match; blocks too large for the quadratic alignment are paired by position.
+    Short sequences go through :class:`difflib.SequenceMatcher` directly; long ones
+    are anchored first on equal ends and on elements unique on both sides, so only
+    the gaps between anchors are aligned (near-linear on large sheets).
     """
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    pairs: list[tuple[int | None, int | None]] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            pairs.extend(zip(range(i1, i2), range(j1, j2), strict=True))
-        elif tag == "delete":
-            pairs.extend((i, None) for i in range(i1, i2))
-        elif tag == "insert":
-            pairs.extend((None, j) for j in range(j1, j2))
-        else:
-            n, m = i2 - i1, j2 - j1
-            if n * m <= DP_MAX_CELLS:
-                block = needleman_wunsch(
-                    n, m, lambda x, y, i1=i1, j1=j1: similarity(i1 + x, j1 + y), gap
-                )
-                pairs.extend(
-                    (None if x is None else i1 + x, None if y is None else j1 + y) for x, y in block
-                )
-            else:
-                k = min(n, m)
-                pairs.extend(zip(range(i1, i1 + k), range(j1, j1 + k), strict=True))
-                pairs.extend((i, None) for i in range(i1 + k, i2))
-                pairs.extend((None, j) for j in range(j1 + k, j2))
-    return pairs
+    if len(a) + len(b) <= ANCHOR_MIN_LENGTH:
+        return _align_block(a, b, similarity, gap)
+    return _anchored(a, b, 0, len(a), 0, len(b), similarity, gap)
 
 
 def _axis(sheet: Sheet, axis: str) -> list[int]:
@@ -463,15 +587,20 @@ def diff_sheets(before: Sheet, after: Sheet) -> SheetDiff:
     inserted_rows = [b for a, b in row_pairs if a is None and b is not None]
     deleted_cols = [a for a, b in col_pairs if b is None and a is not None]
     inserted_cols = [b for a, b in col_pairs if a is None and b is not None]
-    for axis, kind, indices, sheet in (
-        ("row", "deleted", deleted_rows, before),
-        ("row", "inserted", inserted_rows, after),
-        ("col", "deleted", deleted_cols, before),
-        ("col", "inserted", inserted_cols, after),
+    per_line = {  # non-empty cells per row and per column, counted once
+        (side, axis): Counter(k[0] if axis == "row" else k[1] for k in sheet.cells)
+        for side, sheet in (("before", before), ("after", after))
+        for axis in ("row", "col")
+    }
+    for axis, kind, indices, side in (
+        ("row", "deleted", deleted_rows, "before"),
+        ("row", "inserted", inserted_rows, "after"),
+        ("col", "deleted", deleted_cols, "before"),
+        ("col", "inserted", inserted_cols, "after"),
     ):
+        counts = per_line[(side, axis)]
         for start, count in _runs(indices):
-            band = range(start, start + count)
-            n_cells = sum(1 for r, c in sheet.cells if (r if axis == "row" else c) in band)
+            n_cells = sum(counts.get(k, 0) for k in range(start, start + count))
             out.axis_edits.append(AxisEdit(after.name, axis, kind, start, count, n_cells))
 
     seen_after: set[tuple[int, int]] = set()

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 
-from pipeline.detect.diffs import cell_key, formula_signature
+from pipeline.detect.diffs import cell_key, formula_signature, same_formula
 from pipeline.ingest.workbooks import Cell, value_number
 
 ABS_TOL = 0.005  # half a cent: the rounding SpreadsheetBench and finance answers use
@@ -180,15 +180,22 @@ def same_content(a: Cell | None, b: Cell | None) -> bool:
     if (a is None) != (b is None) or (a and b and _type_class(a) != _type_class(b)):
         if not (_empty(a) and _empty(b)):
             return False
-    return cell_key(a) == cell_key(b) and (
-        formula_signature(a.formula, a.row, a.col) if a else None
-    ) == (formula_signature(b.formula, b.row, b.col) if b else None)
+    if cell_key(a) != cell_key(b):
+        return False
+    if a is None or b is None:
+        return a is b
+    return same_formula(a, b)
 
 
 def stale_formula(reference: Cell | None, before: Cell | None) -> str | None:
     """The input's formula signature where the reference rewrote it and kept its value."""
     if reference is None or before is None or not before.formula or not reference.formula:
         return None
+    if before.formula == reference.formula and (before.row, before.col) == (
+        reference.row,
+        reference.col,
+    ):
+        return None  # the same formula: nothing was rewritten
     old = formula_signature(before.formula, before.row, before.col)
     new = formula_signature(reference.formula, reference.row, reference.col)
     return old if old != new and cell_key(reference) == cell_key(before) else None

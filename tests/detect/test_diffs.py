@@ -10,6 +10,7 @@ import openpyxl
 import pytest
 from openpyxl.chart import LineChart, Reference
 
+from pipeline.detect import diffs
 from pipeline.detect.diffs import DIFFS_SCHEMA, diff_workbooks, formula_signature
 from pipeline.ingest.workbooks import Workbook, read_workbook
 
@@ -173,3 +174,54 @@ def test_formula_signature_normalises() -> None:
     assert formula_signature("=B7*C7", 7, 4) == formula_signature("=B8*C8", 8, 4)
     assert formula_signature("=B7*C7", 7, 4) != formula_signature("=B7*C7", 8, 4)
     assert formula_signature('="a b"&A1') != formula_signature('="A B"&A1')
+
+
+def _rows(n: int, seed: int) -> list[tuple]:
+    """Row signatures with many repeats (blank rows, a few categories), as on real sheets."""
+    import random
+
+    rng = random.Random(seed)
+    return [(None, None) if r % 7 == 0 else (f"id{r}", rng.choice("ABCD")) for r in range(n)]
+
+
+def test_long_sequences_are_anchored_and_align_insertions_exactly() -> None:
+    """Past ANCHOR_MIN_LENGTH the aligner anchors on unique equal rows and aligns only
+    the gaps: an identical copy pairs every row with itself, and rows inserted and
+    deleted in a long sheet are found as such (no cascade of changed rows)."""
+    n = diffs.ANCHOR_MIN_LENGTH * 2
+    a = _rows(n, 1)
+    same = lambda i, j: 1.0 if a[i] == a[j] else 0.0  # noqa: E731
+    assert diffs.align(a, list(a), same) == [(i, i) for i in range(n)]
+    b = list(a)
+    deleted = {1_000, 1_001, 5_555}
+    b = [row for i, row in enumerate(a) if i not in deleted]
+    for at in (10, 4_000, 7_000):
+        b.insert(at, ("new", at))
+
+    def similarity(i: int, j: int) -> float:
+        return 1.0 if a[i] == b[j] else 0.0
+
+    pairs = diffs.align(a, b, similarity)
+    assert sorted(i for i, j in pairs if j is None) == sorted(deleted)
+    assert sorted(b[j] for i, j in pairs if i is None) == sorted(
+        ("new", x) for x in (10, 4_000, 7_000)
+    )
+    assert all(a[i] == b[j] for i, j in pairs if i is not None and j is not None)
+    # the quadratic path gives the same pairs where both apply
+    short_a, short_b = a[:1_500], [r for r in b[:1_500]]
+    quad = diffs._align_block(short_a, short_b, similarity, diffs.GAP_PENALTY)
+    assert [p for p in quad if None in p] == [
+        p
+        for p in diffs._anchored(short_a, short_b, 0, 1_500, 0, 1_500, similarity, 0.5)
+        if None in p
+    ]
+
+
+def test_axis_edit_cell_counts_on_many_runs(tmp_path: Path, base: Workbook) -> None:
+    """Cell counts of insertion runs come from per-row counts (not a scan per run)."""
+    rows = ledger_rows()
+    for at in (3, 9, 15):
+        rows.insert(at, ["inserted", 1, 2, None])
+    diff = diff_workbooks(base, save(tmp_path / "runs.xlsx", rows))
+    inserted = [a for a in diff.sheet_diff("Ledger").axis_edits if a.kind == "inserted"]
+    assert [(a.count, a.n_cells) for a in inserted] == [(1, 3), (1, 3), (1, 3)]
