@@ -17,6 +17,12 @@ from dataclasses import dataclass
 
 from pipeline.tables.periods import NOT_A_PERIOD, Period, carry_years, parse_period
 
+# "End of calendar year or month", "Fiscal year or month", "Report date": what the rows are
+_STUB_HEAD = re.compile(
+    r"^(end of\s+)?((fiscal|calendar)\s+)?(year|month|quarter)(\s+or\s+(month|quarter))?$"
+    r"|^report\s+date$",
+    re.IGNORECASE,
+)
 _PERIOD_SHARE = 0.5  # an axis is a period axis when at least half its labels are periods
 
 
@@ -47,7 +53,9 @@ def axis_periods(
     The title's own date (e.g. "..., June 2016 and Other Periods") dates headers that
     print none ("This fiscal year to date").
     """
-    context = f"{title} {stub_head} {unit_line}"
+    # a stub head printed over the first value column is read as that column's head
+    stub_heads = [c for c in col_labels if _STUB_HEAD.match(" ".join((c or "").split()))]
+    context = " ".join([title, stub_head, *stub_heads, unit_line])
     title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:
         title_period = None

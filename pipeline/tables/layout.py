@@ -118,7 +118,7 @@ def page_tables(
         return [], []
     height = float(words.select((pl.col("y1") - pl.col("y0")).median()).item())
     margin = _left_margin(lines)
-    rows = [classify_line(line, margin, height) for line in lines]
+    rows = _join_raised_labels([classify_line(line, margin, height) for line in lines], height)
     pitch = _line_pitch(rows, height)
     tables, cells = [], []
     previous_title = ""
@@ -140,6 +140,30 @@ def page_tables(
             cells += table_cells
             previous_title = table["title"]
     return tables, cells
+
+
+def _join_raised_labels(rows: list[RowLine], height: float) -> list[RowLine]:
+    """A label with its leaders set a little above its figures ("01/05/22 ......" over
+    "7,692,822 7,858,251 ..." in a text layer) is one body row with them."""
+    out: list[RowLine] = []
+    for row in rows:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == "text"
+            and row.kind == "body"
+            # the figures' own "label" is only their first figure, taken at the margin
+            and all(c.is_number for c in row.label)
+            and re.search(r"(\.\s?){3,}$|\u2026$", prev.line.text)
+            and 0 < row.line.y0 - prev.line.y0 <= 1.5 * height
+            and prev.line.x1 <= row.line.x0
+        ):
+            line = Line(row.line.doc_id, row.line.page_no, prev.line.line_idx,
+                        prev.line.chunks + row.line.chunks)  # fmt: skip
+            out[-1] = RowLine(line, "body", list(prev.line.chunks), row.label + row.values)
+            continue
+        out.append(row)
+    return out
 
 
 def _is_contents_page(lines: list[Line]) -> bool:
@@ -228,10 +252,15 @@ def split_label(
         at_margin = i == 0 and chunk.x0 - margin < 2.5 * height
         # A figure a word-space after the label, or trailing leaders, is part of the
         # label ("June 30, 2011 ....."); a column figure stands past a gutter.
+        # ... but never past dot leaders: they lead the label *to* its first figure
         in_label = (
-            bool(label) and chunk.x0 - label[-1].x1 < 0.9 * height and not is_leader(label[-1].text)
+            bool(label)
+            and chunk.x0 - label[-1].x1 < 0.9 * height
+            and not is_leader(label[-1].text)
+            and not re.search(r"(\.\s?){2,}$|\u2026$", label[-1].text)
+            and not re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", label[-1].text.strip())
         )
-        leads = bool(re.search(r"\.{2,}$", chunk.text))
+        leads = bool(re.search(r"\.{2,}$|\u2026$", chunk.text))
         if not chunk.is_number or is_leader(chunk.text) or at_margin or in_label or leads:
             label.append(chunk)
             continue

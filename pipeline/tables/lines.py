@@ -27,6 +27,7 @@ _FOOTNOTE_TOKEN = re.compile(r"^(\d{1,2}/|[a-kmnpqs-z]|\*{1,3})$")
 _LEADER = re.compile(r"^[.\u2026·_\-:,;'`]{2,}$|^[.,:;'`]*[.][.ceosuvnwarz,:;'`\-]{3,}$")
 _LEADER_TAIL = re.compile(
     r"\s*(\.\s?){2,}[.\sceosuvnwarz,:;'`\-]*$|\s*\.\s?[.\sceosuvnwarz,:;'`\-]{5,}$"
+    r"|\s*\u2026[\u2026.\s]*$"  # leaders typeset as ellipses ("Total Receipts……")
 )
 # Leaders followed by a footnote mark OCR glued to them ("Rural Administration.....6+").
 _LEADER_MARK_TAIL = re.compile(r"\s*\.{3,}[.\s]*\S{0,4}$")

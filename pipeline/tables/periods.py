@@ -69,7 +69,7 @@ _CALENDAR = re.compile(r"\bcalendar\b", re.IGNORECASE)
 # at the end of the period), not a flow over it.
 _STOCK = re.compile(
     r"\bend of\b|\boutstanding\b|\bposition\b|\bholdings?\b|\bas of\b"
-    r"|\bclaims\b|\bliabilities\b|\bownership\b|\breport date\b",
+    r"|\bclaims\b|\bliabilities\b|\bownership\b|\breport(\s+\w+)?\s+date\b",
     re.IGNORECASE,
 )
 _QUARTER_BY_WORD = {
@@ -210,7 +210,8 @@ def parse_period(header: str, context: str = "", reference: Period | None = None
     year that is not a period (a maturity "1960-65", a rate), else the period.
     """
     levels = [clean_header(p) for p in (header or "").split(" / ")]
-    levels = [p for p in levels if p]
+    # a spanner read twice ("2006 / 2006 / Jan. through Sept.") is one level
+    levels = [p for i, p in enumerate(levels) if p and (i == 0 or p != levels[i - 1])]
     if not levels:
         return None
     context = read_period_words(context)
@@ -221,8 +222,12 @@ def parse_period(header: str, context: str = "", reference: Period | None = None
         len(_DAY_DATE.findall(joined)) >= 2 or re.search(r"\bthrough\b|\bthru\b", joined, re.I)
     ):
         # a span printed over two head lines ("Jan. through" / "June", "Oct. 1, 1983 -" /
-        # "Dec. 31, 1983") is one period: read the levels together
-        return _parse_level(joined, context, reference)
+        # "Dec. 31, 1983") is one period: read the levels together, from the first that
+        # names a date (an item spanner above, "Corporate bonds", is the dimension)
+        dated = [i for i, p in enumerate(levels) if _YEAR.search(p) or _MONTH.search(p)]
+        first = dated[0] if dated else 0
+        items = " ".join(levels[:first])
+        return _parse_level(" ".join(levels[first:]), f"{items} {context}", reference)
     if _YEAR.search(leaf) or _NUMERIC_DATE.search(leaf):
         return _parse_level(leaf, f"{upper} {context}", reference)
     upper_years = _YEAR.findall(upper)
