@@ -203,8 +203,8 @@ def survey_file(found: Found, max_bytes: int = MAX_FILE_BYTES) -> Survey:
         if size > max_bytes:
             raise Rejected(
                 found.reason(
-                    f"file too large: {size / 2**20:.1f} MiB "
-                    f"(limit {max_bytes / 2**20:.1f} MiB); not read"
+                    f"file too large: {size / 2**20:.1f} MiB, {size:,} bytes "
+                    f"(limit {max_bytes:,} bytes); not read"
                 ),
                 f"{size} bytes",
             )

@@ -4,7 +4,7 @@
 and refuses, with a reason, what would make a later stage fail, hang or run out of
 memory, or what a scanned statement never holds:
 
-- parse errors, encryption, zero pages, more pages than ``MAX_PAGES``;
+- parse errors, encryption, zero pages, more pages than ``MAX_PAGES`` (declared or real);
 - a page tree that is not a tree (a cycle, a node reached twice) or deeper than
   ``MAX_PAGE_TREE_DEPTH``;
 - active content: JavaScript, Launch actions, embedded files, rich media;
@@ -64,10 +64,12 @@ def inspect_pdf(name: str, path: str | Path) -> PdfCheck:
     try:
         doc = pymupdf.open(str(path), filetype="pdf")
     except Exception as exc:  # MuPDF raises several types for broken files
-        raise Rejected(f"{name}: corrupt PDF ({_why(exc)})", _detail(exc)) from exc
+        why = _why(exc).replace(str(path), name)  # not the private copy's path
+        raise Rejected(f"{name}: corrupt PDF ({why})", f"{type(exc).__name__}: {why}") from exc
     with doc:
         if doc.needs_pass:
             raise Rejected(f"{name}: encrypted PDF (needs a password)")
+        check_page_tree(doc, name)
         try:
             n_pages = doc.page_count
         except Exception as exc:
@@ -76,7 +78,6 @@ def inspect_pdf(name: str, path: str | Path) -> PdfCheck:
             raise Rejected(f"{name}: PDF has zero pages")
         if n_pages > MAX_PAGES:
             raise Rejected(f"{name}: too many pages: {n_pages} (limit {MAX_PAGES})")
-        check_page_tree(doc, name)
         check_objects(doc, name)
         for index in range(n_pages):
             try:
@@ -107,6 +108,11 @@ def check_page_tree(doc: pymupdf.Document, name: str) -> None:
     if kind != "xref":
         return  # MuPDF found its pages some other way (repair); page loads are checked next
     root = int(value.split()[0])
+    declared = _int_key(doc, root, "Count")
+    if declared > MAX_PAGES:
+        raise Rejected(
+            f"{name}: too many pages: the page tree declares {declared} (limit {MAX_PAGES})"
+        )
     parent: dict[int, int | None] = {root: None}
     stack = [(root, 0)]
     while stack:
@@ -211,12 +217,13 @@ def decoded_size(pdf, xref: int, cap: int) -> int:
 
 
 def _int_key(doc: pymupdf.Document, xref: int, key: str) -> int:
-    kind, value = doc.xref_get_key(xref, key)
-    if kind == "xref":
-        value = doc.xref_object(int(value.split()[0]), compressed=True)
+    """An integer entry of an object's dictionary (through one indirection); 0 if none."""
     try:
+        kind, value = doc.xref_get_key(xref, key)
+        if kind == "xref":
+            value = doc.xref_object(int(value.split()[0]), compressed=True)
         return abs(int(float(value)))
-    except ValueError:
+    except (ValueError, OverflowError, RuntimeError):
         return 0
 
 

@@ -1,11 +1,19 @@
-"""Malformed PDFs that ingestion must quarantine (one file per failure mode).
+"""Malformed inputs that ingestion must quarantine (or, where valid, ingest).
 
-Every file carries a ``.pdf`` name; the reason it must be quarantined is returned
-alongside so ingestion tests can assert both that the file is quarantined and why.
+``write_malformed_pdfs``: one small file per basic failure mode, file name -> reason.
+``write_malformed_corpus``: the malformed-input corpus (more than 50 entries of more than
+20 kinds: bombs, page-tree cycles, huge images, scripts, attachments, special files,
+names that are not UTF-8, ...), each case with its kind and the expected outcome, to
+build next to a good corpus.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import socket
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -122,3 +130,613 @@ def _scanned_page_pdf() -> tuple[bytes, bytes]:
     data = doc.tobytes(garbage=4, deflate=True, no_new_id=True)
     doc.close()
     return data, png
+
+
+# --- the malformed-input corpus ------------------------------------------------------
+#
+# ``write_malformed_corpus`` writes one folder of hostile and broken inputs, every entry
+# named ``*.pdf`` (or a folder that cannot be listed), each with its kind, what the
+# documents stage must do with it and why. Built next to a good corpus, it must cost no
+# crash and leave the good corpus's tasks as they were.
+
+OVERSIZED_BYTES = (1 << 30) + 1  # one byte over the documents stage's default size limit
+BOMB_BYTES = 128 << 20  # what a decompression bomb's content stream decodes to
+NESTED_BOMB_BYTES = 1 << 30  # the twice-deflated bomb (compressed in steps, never held)
+DEEP_TREE_LEVELS = 300  # page-tree levels of the over-deep tree
+MANY_PAGES = 6_000  # pages of the file that declares too many
+_FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+
+
+@dataclass(frozen=True)
+class MalformedCase:
+    """One entry of the malformed corpus.
+
+    ``path`` is relative to the corpus folder, as the OS names it (a name that is not
+    UTF-8 carries surrogate escapes); ``kind`` the class of defect; ``expect`` what the
+    documents stage must do (``ingested`` or ``quarantined``; ``pages`` says what the
+    pages stage must then do, when it is not ``ingested``); ``why`` how it was made.
+    """
+
+    path: str
+    kind: str
+    expect: str
+    why: str
+    pages: str = "ingested"
+
+
+def raw_pdf(objects: list[bytes], root: int = 1, trailer: bytes = b"") -> bytes:
+    """A PDF from object bodies (object ``i`` is ``objects[i - 1]``), xref offsets exact."""
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(offsets) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<< /Size %d /Root %d 0 R %s>>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(offsets) + 1,
+        root,
+        trailer,
+        xref,
+    )
+    return bytes(out)
+
+
+def pdf_stream(content: bytes, entries: bytes = b"") -> bytes:
+    """An object body holding a stream (``entries`` go in its dictionary)."""
+    return b"<< %s /Length %d >>\nstream\n%s\nendstream" % (entries, len(content), content)
+
+
+def text_page_pdf(text: str, catalog: bytes = b"", page: bytes = b"", extra=()) -> bytes:
+    """A one-page PDF that prints ``text`` (objects 1-5: catalog, pages, page, content,
+    font); ``catalog``/``page`` add entries to those dictionaries, ``extra`` objects 6+."""
+    content = b"BT /F1 12 Tf 72 720 Td (%s) Tj ET" % text.encode("latin-1")
+    return raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R %s>>" % catalog,
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> %s>>" % page,
+            pdf_stream(content),
+            _FONT,
+            *extra,
+        ]
+    )
+
+
+def _deflate_zeros(n_bytes: int) -> bytes:
+    """zlib of ``n_bytes`` blanks, compressed in 16 MiB steps (never held decompressed)."""
+    comp = zlib.compressobj(9)
+    step = b" " * (16 << 20)
+    parts = []
+    left = n_bytes
+    while left > 0:
+        parts.append(comp.compress(step[: min(left, len(step))]))
+        left -= len(step)
+    parts.append(comp.flush())
+    return b"".join(parts)
+
+
+def _tree_pdf(pages_nodes: list[bytes], page_parent: int, n_objects_before: int) -> bytes:
+    """Catalog + the given /Pages nodes (objects 2..) + one page and its content."""
+    page_no = n_objects_before + 1
+    return raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            *pages_nodes,
+            b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R >>"
+            % (page_parent, page_no + 1),
+            pdf_stream(b"BT ET"),
+        ]
+    )
+
+
+def _pymupdf_bytes(build) -> bytes:
+    doc = pymupdf.open()
+    build(doc)
+    doc.set_metadata({"creationDate": PDF_DATE, "modDate": PDF_DATE})
+    data = doc.tobytes(garbage=3, deflate=True, no_new_id=True)
+    doc.close()
+    return data
+
+
+def _text_doc(text: str):
+    def build(doc: pymupdf.Document) -> None:
+        page = doc.new_page(width=PAGE_W_PT, height=PAGE_H_PT)
+        page.insert_text((72, 90), text, fontsize=11, fontname="helv")
+
+    return build
+
+
+def write_malformed_corpus(
+    out_dir: Path, oversized_bytes: int = OVERSIZED_BYTES
+) -> list[MalformedCase]:
+    """Write the malformed corpus into ``out_dir``; return its cases (one per entry).
+
+    More than 50 entries of more than 20 kinds: zero bytes, wrong magic, truncation,
+    padding after ``%%EOF`` (valid: ingested), encryption, zero pages, absurd pages,
+    huge images, decompression bombs, a page count bomb, too many pages, page-tree
+    cycles and over-deep trees, JavaScript and Launch actions, embedded files, garbage
+    bodies, a repairable xref (ingested), a page that renders blank, names that are not
+    UTF-8, symlink loops, dangling links, links to devices, a FIFO, a socket, a folder
+    named .pdf, a folder that cannot be listed, duplicates under a worse name and a
+    file over the size limit (sparse: it takes no disk). The valid files print one
+    line of prose and no table, so they add no task to a build.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cases: list[MalformedCase] = []
+
+    def put(name: str, data: bytes, kind: str, expect: str, why: str, **kw) -> Path:
+        path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        cases.append(MalformedCase(name, kind, expect, why, **kw))
+        return path
+
+    def text(tag: str) -> bytes:
+        return _pymupdf_bytes(_text_doc(f"LedgerForge malformed corpus: {tag}"))
+
+    q, ok = "quarantined", "ingested"
+    page_pdf, page_png = _scanned_page_pdf()
+    valid = text_page_pdf("LedgerForge malformed corpus: a valid file")
+
+    # zero bytes and wrong magic
+    put("empty.pdf", b"", "zero_bytes", q, "zero-byte file")
+    put("EMPTY_UPPER_CASE.PDF", b"", "zero_bytes", q, "zero-byte file, upper-case suffix")
+    put("png_image.pdf", page_png, "wrong_magic", q, "a PNG image named .pdf")
+    put("spreadsheet.pdf", b"PK\x03\x04" + bytes(60), "wrong_magic", q, "a ZIP (xlsx) header")
+    put(
+        "web_page.pdf",
+        b"<!DOCTYPE html><html><body>404</body></html>\n",
+        "wrong_magic",
+        q,
+        "an HTML error page saved as .pdf",
+    )
+    put(
+        "late_header.pdf",
+        b"\0" * 2048 + valid,
+        "wrong_magic",
+        q,
+        "a valid PDF behind 2 KiB of NULs: no %PDF- in the first 1024 bytes",
+    )
+    put("plain_text.pdf", b"Treasury Bulletin, March 1950\n" * 40, "wrong_magic", q, "text")
+
+    # truncation
+    half = len(page_pdf) // 2
+    put("truncated_half.pdf", page_pdf[:half], "truncated", q, "first half of a scan PDF")
+    put("header_only.pdf", b"%PDF-1.7\n", "truncated", q, "nothing after the header")
+    put("cut_before_eof.pdf", valid[:-7], "truncated", q, "the last 7 bytes (%%EOF) cut")
+    put(
+        "lost_update.pdf",
+        _lost_update(valid),
+        "truncated",
+        q,
+        "an incremental update cut short after the first %%EOF",
+    )
+
+    # padding after %%EOF: valid, ingested as found
+    put(
+        "padded_nul_1950_01.pdf",
+        text("padded with NULs") + b"\0" * 65536,
+        "padding",
+        ok,
+        "64 KiB of NULs after %%EOF",
+    )
+    put(
+        "padded_blanks_1950_02.pdf",
+        text("padded with blanks") + b" \r\n" * 4096,
+        "padding",
+        ok,
+        "12 KiB of blanks and line ends after %%EOF",
+    )
+    junk = bytes((i * 37) % 7 + 0xF8 for i in range(20000))  # bytes 0xF8-0xFE: no syntax
+    put(
+        "padded_junk_1950_03.pdf",
+        text("padded with junk") + junk,
+        "padding",
+        ok,
+        "20 KB of high bytes after %%EOF",
+    )
+
+    # encryption
+    for name, method in (
+        ("encrypted_aes256.pdf", pymupdf.PDF_ENCRYPT_AES_256),
+        ("encrypted_rc4.pdf", pymupdf.PDF_ENCRYPT_RC4_128),
+    ):
+        doc = pymupdf.open("pdf", page_pdf)
+        data = doc.tobytes(
+            encryption=method, user_pw=USER_PASSWORD, owner_pw=USER_PASSWORD + "-owner"
+        )
+        doc.close()
+        put(name, data, "encrypted", q, f"user password {USER_PASSWORD!r}")
+
+    # empty page trees
+    put("zero_pages.pdf", zero_page_pdf(), "zero_pages", q, "/Kids [] /Count 0")
+    put(
+        "no_kids.pdf",
+        raw_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Count 0 >>"]),
+        "zero_pages",
+        q,
+        "no /Kids",
+    )
+
+    # absurd pages and images
+    side = HUGE_PAGE_INCHES * 72
+    put(
+        "huge_page.pdf",
+        _pymupdf_bytes(lambda d: d.new_page(width=side, height=side)),
+        "huge_page",
+        q,
+        f"{HUGE_PAGE_INCHES} x {HUGE_PAGE_INCHES} in page",
+    )
+    put(
+        "billion_point_page.pdf",
+        text_page_pdf("x").replace(b"[0 0 612 792]", b"[0 0 1000000000 1000000000]"),
+        "huge_page",
+        q,
+        "a MediaBox of 10^9 points a side",
+    )
+    for name, width, color in (
+        ("huge_image_gray.pdf", 100_000, b"/DeviceGray"),
+        ("huge_image_rgb.pdf", 40_000, b"/DeviceRGB"),
+    ):
+        put(
+            name,
+            _image_pdf(width, color),
+            "huge_image",
+            q,
+            f"an image declaring {width} x {width} px, a few KB compressed",
+        )
+
+    # decompression and page-count bombs
+    bomb = _deflate_zeros(BOMB_BYTES)
+    put(
+        "bomb_content.pdf",
+        raw_pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+                pdf_stream(bomb, b"/Filter /FlateDecode"),
+            ]
+        ),
+        "pdf_bomb",
+        q,
+        f"a content stream of {BOMB_BYTES >> 20} MiB in {len(bomb) >> 10} KiB",
+    )
+    nested = zlib.compress(_deflate_zeros(NESTED_BOMB_BYTES), 9)
+    put(
+        "bomb_nested.pdf",
+        raw_pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+                pdf_stream(nested, b"/Filter [/FlateDecode /FlateDecode]"),
+            ]
+        ),
+        "pdf_bomb",
+        q,
+        f"a twice-deflated content stream of {NESTED_BOMB_BYTES >> 30} GiB in {len(nested)} bytes",
+    )
+    put(
+        "bomb_form.pdf",
+        raw_pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+                b"/Resources << /XObject << /Fm1 5 0 R >> >> >>",
+                pdf_stream(b"q /Fm1 Do Q"),
+                pdf_stream(
+                    bomb, b"/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Filter /FlateDecode"
+                ),
+            ]
+        ),
+        "pdf_bomb",
+        q,
+        f"a form XObject that decodes to {BOMB_BYTES >> 20} MiB",
+    )
+    put(
+        "count_bomb.pdf",
+        text_page_pdf("x").replace(b"/Count 1", b"/Count 2000000000"),
+        "too_many_pages",
+        q,
+        "one page declaring /Count 2000000000",
+    )
+    put(
+        "many_pages.pdf",
+        _many_pages_pdf(MANY_PAGES),
+        "too_many_pages",
+        q,
+        f"{MANY_PAGES} empty pages",
+    )
+
+    # page trees that are not trees
+    put(
+        "tree_cycle_self.pdf",
+        _tree_pdf([b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>"], 2, 2),
+        "page_tree_cycle",
+        q,
+        "the root /Pages lists itself as a kid",
+    )
+    put(
+        "tree_cycle_pair.pdf",
+        _tree_pdf(
+            [
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Pages /Parent 2 0 R /Kids [2 0 R 4 0 R] /Count 1 >>",
+            ],
+            3,
+            3,
+        ),
+        "page_tree_cycle",
+        q,
+        "two /Pages nodes that are each other's kid",
+    )
+    chain = [
+        b"<< /Type /Pages %s/Kids [%d 0 R] /Count 1 >>"
+        % (b"/Parent %d 0 R " % (n - 1) if n > 2 else b"", n + 1)
+        for n in range(2, 2 + DEEP_TREE_LEVELS)
+    ]
+    put(
+        "tree_too_deep.pdf",
+        _tree_pdf(chain, 1 + DEEP_TREE_LEVELS, 1 + DEEP_TREE_LEVELS),
+        "page_tree_cycle",
+        q,
+        f"a chain of {DEEP_TREE_LEVELS} /Pages nodes",
+    )
+    put(
+        "tree_shared_page.pdf",
+        text_page_pdf("x").replace(b"/Kids [3 0 R] /Count 1", b"/Kids [3 0 R 3 0 R] /Count 2"),
+        "page_tree_cycle",
+        q,
+        "one page object listed twice",
+    )
+
+    # active content
+    js = b"<< /S /JavaScript /JS (app.alert\\('hello'\\)) >>"
+    put(
+        "js_open_action.pdf",
+        text_page_pdf("js", catalog=b"/OpenAction 6 0 R ", extra=[js]),
+        "javascript",
+        q,
+        "JavaScript run on open",
+    )
+    put(
+        "js_names_tree.pdf",
+        text_page_pdf(
+            "js", catalog=b"/Names << /JavaScript << /Names [(init) 6 0 R] >> >> ", extra=[js]
+        ),
+        "javascript",
+        q,
+        "document-level JavaScript in the names tree",
+    )
+    put(
+        "js_link.pdf",
+        text_page_pdf(
+            "js",
+            page=b"/Annots [6 0 R] ",
+            extra=[b"<< /Type /Annot /Subtype /Link /Rect [72 700 300 730] /A 7 0 R >>", js],
+        ),
+        "javascript",
+        q,
+        "a link annotation whose action is JavaScript",
+    )
+    put(
+        "launch_action.pdf",
+        text_page_pdf("launch", catalog=b"/OpenAction << /S /Launch /F (calc.exe) >> "),
+        "javascript",
+        q,
+        "a Launch action that runs a program on open",
+    )
+
+    def attach(doc: pymupdf.Document) -> None:
+        _text_doc("attachment")(doc)
+        doc.embfile_add("payload.txt", b"not a statement\n", filename="payload.txt")
+
+    def annotate(doc: pymupdf.Document) -> None:
+        _text_doc("file annotation")(doc)
+        doc[0].add_file_annot((72, 200), b"hidden payload\n", "payload.bin")
+
+    put("embedded_file.pdf", _pymupdf_bytes(attach), "embedded_files", q, "an attached file")
+    put(
+        "file_annotation.pdf",
+        _pymupdf_bytes(annotate),
+        "embedded_files",
+        q,
+        "a file attachment annotation",
+    )
+
+    # broken bodies
+    put(
+        "garbage_body.pdf",
+        b"%PDF-1.4\n" + bytes((i * 131) % 251 for i in range(6000)) + b"\n%%EOF\n",
+        "corrupt",
+        q,
+        "a header, 6,000 bytes of noise and %%EOF",
+    )
+    put(
+        "repairable_xref_1950_08.pdf",
+        _broken_xref(text("repairable xref")),
+        "repairable",
+        ok,
+        "every xref offset wrong by 3 bytes: MuPDF rebuilds it",
+    )
+    put(
+        "empty_mediabox_1950_07.pdf",
+        text_page_pdf("an empty MediaBox").replace(b"[0 0 612 792]", b"[0 0 0 0]"),
+        "repairable",
+        ok,
+        "MediaBox [0 0 0 0]: readers fall back to US Letter",
+    )
+    put(
+        "blank_render_1950_09.pdf",
+        _blank_pdf(),
+        "blank_render",
+        ok,
+        "three pages whose content only sets a clipping path",
+        pages=q,
+    )
+
+    # names and entries that are not plain files
+    put(
+        os.fsdecode(b"bulletin_\xff_1950_10.pdf"),
+        text("a name that is not valid Unicode"),
+        "non_utf8_name",
+        ok,
+        "byte 0xFF in the name",
+    )
+    put(
+        os.fsdecode(b"r\xe9sum\xe9_1950.pdf"),
+        b"",
+        "non_utf8_name",
+        q,
+        "a Latin-1 name (0xE9), zero bytes",
+    )
+    put("line\nbreak.pdf", b"", "odd_name", q, "a newline in the name, zero bytes")
+    put("x" * 240 + ".pdf", b"GIF89a" + bytes(100), "odd_name", q, "a 244-byte name, a GIF")
+
+    def special(name: str, kind: str, why: str, make) -> None:
+        make(out / name)
+        cases.append(MalformedCase(name, kind, q, why))
+
+    special("loop_self.pdf", "symlink_loop", "a link to itself", lambda p: p.symlink_to(p.name))
+    special(
+        "loop_a.pdf",
+        "symlink_loop",
+        "a link to loop_b.pdf, which links back",
+        lambda p: p.symlink_to("loop_b.pdf"),
+    )
+    special(
+        "loop_b.pdf", "symlink_loop", "a link to loop_a.pdf", lambda p: p.symlink_to("loop_a.pdf")
+    )
+    special(
+        "dangling.pdf",
+        "dangling_symlink",
+        "a link to a missing volume",
+        lambda p: p.symlink_to("treasury_bulletin_1899_01.pdf"),
+    )
+    special(
+        "dev_null.pdf", "device_link", "a link to /dev/null", lambda p: p.symlink_to("/dev/null")
+    )
+    special(
+        "dev_zero.pdf",
+        "device_link",
+        "a link to /dev/zero (endless)",
+        lambda p: p.symlink_to("/dev/zero"),
+    )
+    special("pipe.pdf", "fifo", "a named pipe nobody writes to", os.mkfifo)
+    special("socket.pdf", "socket", "a Unix socket", _bind_socket)
+    special("folder.pdf", "directory", "a folder named .pdf", lambda p: p.mkdir())
+    special(
+        "folder_link.pdf", "directory", "a link to a folder", lambda p: p.symlink_to("folder.pdf")
+    )
+    locked = out / "locked"
+    locked.mkdir()
+    (locked / "hidden_1950_11.pdf").write_bytes(text("behind a locked folder"))
+    locked.chmod(0)
+    cases.append(
+        MalformedCase(
+            "locked", "unreadable_folder", q, "a folder with mode 000 (root still reads it)"
+        )
+    )
+
+    # duplicates: the dated name must win over an alphabetically earlier copy
+    same = text("a volume and its copy")
+    put("copy_of_december.pdf", same, "duplicate", q, "the same bytes as bulletin_1950_12.pdf")
+    put("bulletin_1950_12.pdf", same, "duplicate", ok, "the dated name of the duplicates")
+
+    # over the size limit, sparse: costs no disk and must cost no read
+    with open(out / "oversized.pdf", "wb") as fh:
+        fh.write(valid)
+        fh.truncate(oversized_bytes)
+    cases.append(
+        MalformedCase(
+            "oversized.pdf",
+            "too_large",
+            q,
+            f"a valid PDF padded (sparse) to {oversized_bytes} bytes",
+        )
+    )
+    return cases
+
+
+def _lost_update(valid: bytes) -> bytes:
+    """``valid`` plus an incremental update (a new Info object, its xref and trailer),
+    cut in the middle of the update: the last %%EOF is the original one."""
+    prev = int(valid[valid.rindex(b"startxref") + len(b"startxref") :].split()[0])
+    size = int(re.search(rb"/Size (\d+)", valid)[1])
+    obj_at = len(valid)
+    body = b"%d 0 obj\n<< /Producer (a revision) /Title (Revised 1,235) >>\nendobj\n" % size
+    xref_at = obj_at + len(body)
+    update = body + (
+        b"xref\n0 1\n0000000000 65535 f \n%d 1\n%010d 00000 n \n"
+        b"trailer\n<< /Size %d /Root 1 0 R /Info %d 0 R /Prev %d >>\nstartxref\n%d\n%%%%EOF\n"
+        % (size, obj_at, size + 1, size, prev, xref_at)
+    )
+    return valid + update[: len(update) // 2]
+
+
+def _image_pdf(width: int, colorspace: bytes) -> bytes:
+    return raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /XObject << /Im1 5 0 R >> >> >>",
+            pdf_stream(b"q 612 0 0 792 0 0 cm /Im1 Do Q"),
+            pdf_stream(
+                zlib.compress(bytes(4096), 9),
+                b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s "
+                b"/BitsPerComponent 8 /Filter /FlateDecode" % (width, width, colorspace),
+            ),
+        ]
+    )
+
+
+def _many_pages_pdf(n: int) -> bytes:
+    kids = b" ".join(b"%d 0 R" % (4 + i) for i in range(n))
+    pages = [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R >>"] * n
+    return raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, n),
+            pdf_stream(b"BT ET"),
+            *pages,
+        ]
+    )
+
+
+def _broken_xref(data: bytes) -> bytes:
+    """Shift every xref offset by 3: readers must rebuild the table from the objects."""
+    start = data.rindex(b"startxref")
+    xref_at = int(data[start + len(b"startxref") :].split()[0])
+    table = data[xref_at:start]
+    shifted = re.sub(rb"(\d{10}) 00000 n", lambda m: b"%010d 00000 n" % (int(m[1]) + 3), table)
+    return data[:xref_at] + shifted + data[start:]
+
+
+def _blank_pdf() -> bytes:
+    def build(doc: pymupdf.Document) -> None:
+        for _ in range(3):
+            page = doc.new_page(width=PAGE_W_PT, height=PAGE_H_PT)
+            page.insert_text((72, 72), "x")  # gives the page a content stream to overwrite
+            doc.update_stream(page.get_contents()[0], b"q 0 0 0 rg 100 700 50 10 re W n Q")
+
+    return _pymupdf_bytes(build)
+
+
+def _bind_socket(path: Path) -> None:
+    """A Unix socket file at ``path`` (bound from its folder: socket paths are short)."""
+    sock = socket.socket(socket.AF_UNIX)
+    here = os.getcwd()
+    try:
+        os.chdir(path.parent)
+        sock.bind(path.name)
+    finally:
+        os.chdir(here)
+        sock.close()
