@@ -188,7 +188,7 @@ def run_oracle_in_child(
         isolation = isolate_fn()
         # The worker's environment is already minimal; the oracle gets none at all.
         os.environ.clear()
-        api.reset_session()
+        api.reset_session(probe=int(request.get("probe") or 0))
         captured = io.StringIO()
         sys.stdout = captured
         filename = f"<oracle {request['task_id']}>"

@@ -155,6 +155,7 @@ class _Session:
     checks: list[dict] = field(default_factory=list)
     checked: dict[str, dict] = field(default_factory=dict)
     emitted: dict | None = None
+    probe: int = 0  # 0: serve the warehouse's numbers; else a probe run (see _probe_value)
 
 
 _warehouse: _Warehouse | None = None
@@ -276,10 +277,34 @@ def load_warehouse(root: str | Path | None = None, assets: Iterable[str] | None 
             continue
 
 
-def reset_session() -> None:
-    """Forget the reads, checks and emitted answer (a fresh oracle run in this process)."""
+def reset_session(probe: int = 0) -> None:
+    """Forget the reads, checks and emitted answer (a fresh oracle run in this process).
+
+    ``probe`` other than 0 makes this run a probe run: every number read is served as a
+    probe number in place of its warehouse value (identity checks still run on the
+    warehouse). The audit runs each oracle on probes to see that its key comes from what
+    it reads: an oracle that emits the same key whatever it reads ignores its sources.
+    Oracles cannot reach this function (it is not among the names they may import).
+    """
     global _session
-    _session = _Session()
+    _session = _Session(probe=int(probe))
+
+
+_PROBE_PRIMES = (3, 7, 13, 29, 61, 127, 251, 509, 1021, 2039, 4093, 8191)
+
+
+def _probe_value(value: Decimal, index: int) -> Decimal:
+    """The number served for the ``index``-th read of a probe run. Probe 1 serves distinct
+    primes whatever was read; probe 2 an affine map of the real value (another slope and
+    offset per read); any other probe a map of its own. Two probes that both leave an
+    oracle's key unchanged say it does not compute from what it reads."""
+    seed = _session.probe
+    if seed == 1:
+        base = _PROBE_PRIMES[index % len(_PROBE_PRIMES)]
+        return Decimal(base * (1 + index // len(_PROBE_PRIMES)))
+    if seed == 2:
+        return value * (index + 2) + (2 * index + 1)
+    return value * (seed + index + 1) + seed * (index + 1)
 
 
 def session_log() -> dict:
@@ -456,6 +481,9 @@ def table_cell(doc: str, page: int, table: int, row: str | int, col: str | int) 
         raise UnconfirmedCell(f"{where}: no identity that holds confirms it")
     for identity_id in confirming:
         check_identity(identity_id)
+    if _session.probe:
+        value = _probe_value(value, len(_session.reads) - 1)
+        _session.reads[-1]["probe_value"] = str(value)
     return value
 
 
@@ -539,6 +567,9 @@ def workbook_cell(blob_sha256: str, sheet: str, address: str) -> Decimal | str:
     _session.reads.append(
         {"workbook": blob_sha256, "sheet": sheet, "address": address, "value": str(result)}
     )
+    if _session.probe and isinstance(result, Decimal) and result.is_finite():
+        result = _probe_value(result, len(_session.reads) - 1)
+        _session.reads[-1]["probe_value"] = str(result)
     return result
 
 

@@ -348,6 +348,7 @@ def run_oracles(
     progress: bool = True,
     *,
     python_guards: bool = True,
+    probes: Mapping[str, int] | None = None,
 ) -> dict[str, OracleResult]:
     """Run every oracle (task_id -> source) against the read-only warehouse folder.
 
@@ -357,7 +358,9 @@ def run_oracles(
     of CPU, ``memory_mb`` MiB of address space beyond the warm worker's and
     ``timeout_s`` seconds of wall clock. ``python_guards=False`` drops the
     restricted builtins and import facades (never for real oracles: it exists so
-    tests can show the operating-system layer holds on its own).
+    tests can show the operating-system layer holds on its own). ``probes`` makes the
+    run of a task a probe run (task_id -> probe number, see ``oracles.api.reset_session``):
+    the numbers it reads are served as probe numbers.
     """
     if not Path(warehouse).is_dir():
         raise SandboxError(f"warehouse folder {warehouse} does not exist")
@@ -376,7 +379,7 @@ def run_oracles(
     with _progress(progress, len(oracles), len(results)) as advance:
         pool = _Pool(warehouse, count)
         try:
-            _dispatch(pool, pending, limits, python_guards, results, advance)
+            _dispatch(pool, pending, limits, python_guards, results, advance, probes or {})
         finally:
             pool.close()
     return {task_id: results[task_id] for task_id in oracles}
@@ -389,6 +392,7 @@ def _dispatch(
     guards: bool,
     results: dict[str, OracleResult],
     advance,
+    probes: Mapping[str, int],
 ) -> None:
     sources = dict(pending)
 
@@ -403,6 +407,8 @@ def _dispatch(
         if worker.ready and worker.task is None and pending:
             task_id, source = pending.popleft()
             request = {"task_id": task_id, "source": source, "guards": guards, **limits}
+            if probes.get(task_id):
+                request["probe"] = probes[task_id]
             try:
                 json.dumps(request)
             except (TypeError, ValueError) as err:
