@@ -276,9 +276,13 @@ def judge(
     ),
     labels: Path = typer.Option(None, exists=True, help="Human labels (CSV/JSONL: case_id,label)."),
     screenshots: bool = typer.Option(False, help="Render sheet screenshots with LibreOffice."),
+    recalculate: bool = typer.Option(
+        True, help="Compute formulas saved without a value with LibreOffice before judging."
+    ),
 ) -> None:
     """Judge output workbooks against references (deterministic checker backend)."""
     from pipeline.judge import (
+        CheckerJudge,
         agreement,
         judge_batch,
         load_cases,
@@ -295,7 +299,8 @@ def judge(
         )
     else:
         found = load_cases(cases)
-    frame = judge_batch(found, out, screenshots=screenshots)
+    backend = CheckerJudge(out / "screenshots" if screenshots else None, recalculate=recalculate)
+    frame = judge_batch(found, out, judge=backend)
     passed = int(frame["verdict"].sum() or 0)
     errors = frame.filter(frame["status"] == "error").height
     undecided = frame.filter(frame["status"] == "undecidable").height

@@ -241,6 +241,8 @@ def resolve_scope(
         if not scope.unresolved:
             break
     assert best is not None
+    if text != answer_position.strip():
+        best.notes.insert(0, f"answer position {answer_position!r} read as {text!r}")
     if not best.ranges:
         best.notes.append(
             f"answer position {answer_position!r} could not be resolved; "

@@ -12,7 +12,7 @@ import pytest
 from openpyxl.styles import PatternFill
 
 from pipeline.ingest.workbooks import Workbook, read_workbook
-from pipeline.judge.checker import build_checker, parse_answer_position
+from pipeline.judge.checker import build_checker, parse_answer_position, task_rejections
 
 
 def book(
@@ -220,3 +220,67 @@ def test_a_rewritten_formula_with_the_same_value_must_be_edited(tmp_path: Path) 
     assert [c.rule for c in untouched.mismatches] == ["unchanged_formula"]
     assert checker.check(ref).verdict is True
     assert checker.check(recalculated("output.xlsx", rewritten)).verdict is True
+
+
+def test_a_reference_identical_to_the_input_is_undecidable(
+    tmp_path: Path, task: tuple[Workbook, Workbook]
+) -> None:
+    inp, ref = task
+    same = book(tmp_path / "same.xlsx")
+    for position in (None, "'Sales'!D1:D5"):
+        checker = build_checker(inp, same, position)
+        assert checker.undecidable is not None
+        for output in (inp, ref):
+            result = checker.check(output)
+            assert result.verdict is None
+            assert result.rationale().startswith("UNDECIDABLE: the reference is identical")
+    assert task_rejections(inp, same) == ["reference_identical_to_input"]
+    assert task_rejections(inp, ref, "'Sales'!D1:D5") == []
+
+
+def test_task_changes_of_whitespace_type_and_format_are_required(tmp_path: Path) -> None:
+    """The task trims names, turns text numbers into numbers, formats prices as
+    percent: an output that leaves the input as it was fails on each."""
+
+    def messy(ws) -> None:  # noqa: ANN001
+        ws["A3"] = "  South "
+        ws["B4"] = "30"
+
+    def clean(ws) -> None:  # noqa: ANN001
+        for r in range(2, 6):
+            ws[f"C{r}"].number_format = "0.00%"
+
+    inp = book(tmp_path / "input.xlsx", messy)
+    ref = book(tmp_path / "reference.xlsx", clean)
+    checker = build_checker(inp, ref, "'Sales'!A2:C5")
+    assert checker.check(ref).verdict is True
+    result = checker.check(inp)
+    assert result.verdict is False
+    assert sorted((c.address, c.rule) for c in result.mismatches) == [
+        ("A3", "whitespace"),
+        ("B4", "type_mismatch"),
+        ("C2", "number_format"),
+        ("C3", "number_format"),
+        ("C4", "number_format"),
+        ("C5", "number_format"),
+    ]
+    # without an answer position the same cells are required (diff_ref's edits)
+    assert {(c.address, c.rule) for c in build_checker(inp, ref).check(inp).mismatches} == {
+        (c.address, c.rule) for c in result.mismatches
+    }
+
+
+@pytest.mark.parametrize(
+    "position",
+    ["'Ark1'!D1:D5", "'sales '!D1:D5", "'Sales'!D1\uff1aD5", "'Sales'!D1:5", "'Summary'!D1:D5"],
+)
+def test_answer_positions_never_raise(
+    tmp_path: Path, task: tuple[Workbook, Workbook], position: str
+) -> None:
+    inp, ref = task
+    checker = build_checker(inp, ref, position)
+    assert checker.notes  # what was repaired or dropped is recorded
+    assert checker.check(ref).verdict is True
+    wrong = book(tmp_path / "wrong.xlsx", lambda ws: (revenue_values(ws), ws.__setitem__("D3", 1)))
+    assert checker.check(wrong).verdict is False
+    assert checker.check(inp).verdict is False
