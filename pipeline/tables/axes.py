@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from pipeline.tables.periods import NOT_A_PERIOD, Period, carry_years, parse_period
 
-# "End of calendar year or month", "Fiscal year or month", "Report date": what the rows are
+# "End of calendar year or month", "Fiscal year or month", "Report date": what the rows
+# are, printed over the first value column (its levels may come back in either order)
 _STUB_HEAD = re.compile(
-    r"^(end of\s+)?((fiscal|calendar)\s+)?(year|month|quarter)(\s+or\s+(month|quarter))?$"
-    r"|^report\s+date$",
+    r"\b(end of|fiscal|calendar)\b.*\b(year|month)\b|\byear or month\b|\breport\b.*\bdate\b",
     re.IGNORECASE,
 )
 _PERIOD_SHARE = 0.5  # an axis is a period axis when at least half its labels are periods
@@ -54,7 +54,11 @@ def axis_periods(
     print none ("This fiscal year to date").
     """
     # a stub head printed over the first value column is read as that column's head
-    stub_heads = [c for c in col_labels if _STUB_HEAD.match(" ".join((c or "").split()))]
+    stub_heads = [
+        c
+        for c in col_labels
+        if _STUB_HEAD.search(c or "") and not re.search(r"\d", c) and len(c.split()) <= 8
+    ]
     context = " ".join([title, stub_head, *stub_heads, unit_line])
     title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:

@@ -257,7 +257,7 @@ def split_label(
             bool(label)
             and chunk.x0 - label[-1].x1 < 0.9 * height
             and not is_leader(label[-1].text)
-            and not re.search(r"(\.\s?){2,}$|\u2026$", label[-1].text)
+            and not re.search(r"(\.\s?){2,}$|\u2026$", " ".join(c.text for c in label))
             and not re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", label[-1].text.strip())
         )
         leads = bool(re.search(r"\.{2,}$|\u2026$", chunk.text))
