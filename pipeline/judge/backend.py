@@ -10,6 +10,7 @@ the same protocol and reading ``evidence.prompt``.
 from __future__ import annotations
 
 import re
+import tempfile
 import traceback
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -178,6 +179,10 @@ class CheckerJudge:
     ):
         self.recalculate = recalculate
         self.screenshots_dir = screenshots_dir
+        if convert_dir is None:
+            # keep the .xlsx of an .xls while judging: layouts and near-misses read it
+            self._converted = tempfile.TemporaryDirectory(prefix="lf-judge-xls-")
+            convert_dir = Path(self._converted.name)
         self.convert_dir = convert_dir
         self.abs_tol = abs_tol
         self.require_formulas = require_formulas

@@ -6,6 +6,8 @@ fail. A judge must not: the workbook is read again from a copy whose gradient fi
 are replaced by no fill, and failing that, from a copy without any cell styles. The
 note says what was not compared (fills; then also number formats and font colours).
 A file that is missing or not a workbook still raises :class:`WorkbookError`.
+Formulas saved without a value are computed by LibreOffice (``recalculate``); when
+that fails the workbook is judged without them, with a note.
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ import zipfile
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.ingest.workbooks import Workbook, WorkbookError, read_workbook
+from pipeline.ingest.workbooks import (
+    Workbook,
+    WorkbookError,
+    fill_uncached_values,
+    read_workbook,
+)
 
 _GRADIENT = re.compile(
     rb"<(\w+:)?gradientFill\b.*?</(\w+:)?gradientFill>|<(\w+:)?gradientFill\b[^>]*/>", re.S
@@ -72,10 +79,21 @@ def read_for_judging(
     convert_dir: str | Path | None = None,
     recalculate: bool = True,
 ) -> tuple[Workbook, list[str]]:
-    """The workbook and notes on what could not be read (styles skipped)."""
+    """The workbook and notes on what could not be read (styles skipped, formulas
+    left uncomputed because LibreOffice failed: their text is compared instead)."""
     path = Path(path)
+    wb, notes = _read_styles_skipped(path, convert_dir)
+    if recalculate:
+        try:
+            fill_uncached_values(wb)
+        except WorkbookError as exc:
+            notes.append(f"{path.name}: formulas without a cached value not recalculated ({exc})")
+    return wb, notes
+
+
+def _read_styles_skipped(path: Path, convert_dir: str | Path | None) -> tuple[Workbook, list[str]]:
     try:
-        return read_workbook(path, convert_dir=convert_dir, recalculate=recalculate), []
+        return read_workbook(path, convert_dir=convert_dir), []
     except Exception as exc:
         if not _retryable(exc) or not zipfile.is_zipfile(path):
             raise
@@ -86,7 +104,7 @@ def read_for_judging(
             try:
                 if not _rewrite(path, copy, level):
                     continue
-                wb = read_workbook(copy, convert_dir=convert_dir, recalculate=recalculate)
+                wb = read_workbook(copy, convert_dir=convert_dir)
             except Exception:  # noqa: S112 - try the next, harsher level
                 continue
             return replace(wb, path=path), [f"{path.name}: {note}"]

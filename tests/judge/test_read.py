@@ -58,3 +58,19 @@ def test_a_task_with_gradient_fills_is_judged(tmp_path: Path) -> None:
     bad = judge_pair(inp, wrong, ref, "Add Revenue.", answer_position="'Sales'!D1:D3")
     assert bad.verdict is False and "Sales!D3" in bad.rationale
     assert NOTE_GRADIENT in bad.rationale
+
+
+def test_a_failed_recalculation_is_a_note_not_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["A2"] = 2, "=A1*3"  # saved without a cached value
+    wb.save(tmp_path / "f.xlsx")
+
+    def no_soffice(_wb: object) -> int:
+        raise WorkbookError("f.xlsx: LibreOffice (soffice) is not installed")
+
+    monkeypatch.setattr("pipeline.judge.read.fill_uncached_values", no_soffice)
+    book, notes = read_for_judging(tmp_path / "f.xlsx")
+    assert book.sheets["Sheet"].get(2, 1).formula == "=A1*3"
+    assert notes and "not recalculated" in notes[0] and "soffice" in notes[0]
