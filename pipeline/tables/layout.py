@@ -624,11 +624,21 @@ def read_preamble(
         title = " ".join(r.line.text for r in parts)
         title_at += len(parts) - 1
     elif last_unit is not None:
-        above = [
-            r
-            for r in preamble[max(0, last_unit - 2) : last_unit]
-            if r.kind == "text" and title_like(r.line.text) and not _legend(r, height)
-        ]
+        # the title lines right above the unit line: at most two, close together, and
+        # never a note of the table above ("Note: Negative figures ...", "3 This does ...")
+        above: list[RowLine] = []
+        below = preamble[last_unit]
+        for r in reversed(preamble[max(0, last_unit - 2) : last_unit]):
+            if (
+                r.kind != "text"
+                or not title_like(r.line.text)
+                or _legend(r, height)
+                or _NOTE_LINE.match(r.line.text)
+                or below.line.y0 - r.line.y1 > 2.5 * height
+            ):
+                break
+            above.insert(0, r)
+            below = r
         title = " ".join(r.line.text for r in above)
     start = max(i for i in (title_at, last_unit, -1) if i is not None) + 1
     # A source note ("[Source: ...]") under the title is not a column header.
@@ -664,6 +674,10 @@ def read_preamble(
             if run and (tail[0].mid - run[-1].mid if tail else 0) <= 12 * pitch:
                 title = " ".join(r.line.text for r in run)
     return title.strip(), unit_lines, tail
+
+
+# a footnote or note line of the table above: "Note: ...", "3 This does not ...", "2/ ..."
+_NOTE_LINE = re.compile(r"^\s*([A-Za-z]ote\s*:|\d{1,2}/?\s|\*|source\s*:)", re.IGNORECASE)
 
 
 def _title_line(row: RowLine, height: float) -> bool:

@@ -73,12 +73,15 @@ def read_unit(text: str) -> tuple[str, int | None] | None:
             if fuzz.ratio(what.lower(), "dollars") >= 80:
                 what = "dollars"  # OCR: "dollare", "dollara"
             return words.format(s=scale, what=what), _SCALES[scale]
-    if len(low) <= 60 and "dollar" in low.lower():
-        # an OCR-damaged unit line ("(In millioas of dollare)"): the scale word itself
-        # must be there, nearly spelled; "of dollars" alone names no scale
+    head = re.match(r"^(.{0,40}?\bdoll[a-z]*)", low, re.IGNORECASE)
+    if head is not None:
+        # an OCR-damaged unit line ("(In millioas of dollare)", "(Ia millicas of dollars
+        # - on basis of daily Treasury statements)"): the scale word itself must be there
+        # before "dollars", nearly spelled (or its first four letters and most of the
+        # rest); "of dollars" alone names no scale
         scales = [
-            (scale, fuzz.ratio(token, f"{scale}s"))
-            for token in re.findall(r"[a-z]+", low.lower())
+            (scale, fuzz.ratio(token, f"{scale}s") + (10 if token[:4] == scale[:4] else 0))
+            for token in re.findall(r"[a-z]+", head.group(1).lower())
             for scale in _SCALES
         ]
         best = max(scales, key=lambda t: t[1], default=None)
