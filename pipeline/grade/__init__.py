@@ -1,6 +1,7 @@
 """Grading: read one number per response, grade runs against a release, metrics, report."""
 
 from pipeline.grade.answers import (
+    GRADER_CAUSES,
     RULES,
     Extraction,
     Verdict,
@@ -30,6 +31,7 @@ from pipeline.grade.runs import (
 
 __all__ = [
     "CAUSES",
+    "GRADER_CAUSES",
     "RULES",
     "VERDICT_SCHEMA",
     "Extraction",

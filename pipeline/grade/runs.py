@@ -23,7 +23,14 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.grade.answers import parse_decimal, score_answer, task_interval
+from pipeline.grade.answers import (
+    CAUSE_HEDGE,
+    CAUSE_UNIT,
+    CAUSE_UNREADABLE,
+    parse_decimal,
+    score_answer,
+    task_interval,
+)
 from pipeline.publish.schemas import QA_ANSWER_SCHEMA, QA_PUBLIC_SCHEMA
 from pipeline.store import check_schema
 
@@ -37,6 +44,9 @@ CAUSE_NO_NUMBER = "no_number"
 CAUSE_TIMEOUT = "timeout"
 CAUSE_OTHER = "other_wrong_number"
 CAUSES = (
+    CAUSE_HEDGE,
+    CAUSE_UNREADABLE,
+    CAUSE_UNIT,
     CAUSE_KNOWN_WRONG,
     CAUSE_SIGN,
     CAUSE_BASE,
@@ -309,6 +319,10 @@ def grade_responses(
         cause, detail, family = (
             (None, None, None)
             if verdict.passed
+            # the grader's own cause (a hedge, an unreadable format, a stated unit that
+            # contradicts the task's) is the reason; a unit slip is not a "base" error
+            else (verdict.cause, verdict.detail, None)
+            if verdict.cause
             else failure_cause(
                 verdict.number, verdict.abstained, task, bool(attempt.get("timed_out"))
             )

@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from pipeline.grade.answers import CAUSE_HEDGE, CAUSE_UNIT, CAUSE_UNREADABLE
 from pipeline.grade.runs import (
     CAUSE_ABSTAINED,
     CAUSE_BASE,
@@ -18,6 +19,7 @@ from pipeline.grade.runs import (
     CAUSE_OTHER,
     CAUSE_SIGN,
     CAUSE_TIMEOUT,
+    CAUSES,
     PROBLEM_SCHEMA,
     TASK_SCHEMA,
     VERDICT_SCHEMA,
@@ -188,3 +190,25 @@ def test_grade_responses_on_simulated_agents_counts_every_attempt(
     assert per_agent["hopeless"] == 0.0
     causes = set(run.verdicts.filter(pl.col("agent") == "hopeless")["cause"].to_list())
     assert {CAUSE_KNOWN_WRONG, CAUSE_SIGN, CAUSE_ABSTAINED, CAUSE_NO_NUMBER} <= causes
+
+
+def test_the_graders_own_cause_is_the_verdicts_cause(qa_release, tmp_path) -> None:
+    """A hedge, an unreadable format and a stated unit that contradicts the task's unit
+    fail with the grader's cause, not with a cause guessed from the number read (a
+    "4.8 billion" answer to a task in millions is a unit error, not a 1,000x "base")."""
+    release, tasks = qa_release(n_tasks=5)
+    task = next(r for r in tasks.iter_rows(named=True) if r["unit"] == "millions of dollars")
+    answer = Decimal(task["answer"])
+    billions = answer / 1000
+    lines = [
+        {"task_id": task["task_id"], "agent": "a", "attempt": 1,
+         "response": f"ANSWER: between {answer - 10:,} and {answer + 10:,}"},
+        {"task_id": task["task_id"], "agent": "a", "attempt": 2, "response": "ANSWER: 4.8e3"},
+        {"task_id": task["task_id"], "agent": "a", "attempt": 3,
+         "response": f"ANSWER: {billions} billion dollars"},
+    ]  # fmt: skip
+    run = grade_responses(release, _write_jsonl(tmp_path / "r.jsonl", lines), tmp_path / "out")
+    verdicts = pl.read_parquet(run.paths["verdicts"]).sort("attempt")
+    assert not verdicts["passed"].any()
+    assert verdicts["cause"].to_list() == [CAUSE_HEDGE, CAUSE_UNREADABLE, CAUSE_UNIT]
+    assert set(verdicts["cause"].to_list()) <= set(CAUSES)
