@@ -19,6 +19,9 @@ from pipeline.tables.numbers import ParsedNumber, parse_number
 _RULE_CHARS = " |¦[]{}!"
 MIN_WORD_CONF = 35.0  # below this a word without digits is rule noise, not text
 _DASHES = re.compile(r"^[-\u2013\u2014.]+$")
+# A scale word spelled out exactly is the unit line's, whatever tesseract's confidence
+# ("[Position at end of period in millions of dollars]" came back with "millions" at 1.5).
+_UNIT_WORD = re.compile(r"^\(?(thousands?|millions?|billions?|dollars?)[),;.]?$", re.IGNORECASE)
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
 _SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
@@ -135,7 +138,12 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
             Chunk(text, r["x0"], r["y0"], r["x1"], r["y1"], r["conf"], 1)
             for r in group.iter_rows(named=True)
             if (text := (r["text"] or "").strip().strip(_RULE_CHARS))
-            and (r["conf"] >= MIN_WORD_CONF or re.search(r"\d", text) or _DASHES.match(text))
+            and (
+                r["conf"] >= MIN_WORD_CONF
+                or re.search(r"\d", text)
+                or _DASHES.match(text)
+                or _UNIT_WORD.match(text)
+            )
         ]
         if tokens:
             lines.append(Line(doc_id, page_no, line_idx, chunk_line(tokens, height)))
