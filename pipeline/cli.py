@@ -28,6 +28,13 @@ def _fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+def _fail_line(message: str, code: int = 1) -> None:
+    """One line on stdout, taken literally (no markup, no wrapping), then exit ``code``."""
+    console.print("[red]error:[/red] ", end="")
+    console.print(" ".join(message.split()), markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
 @app.command()
 def synth(
     out: Path = typer.Option(None, help="Output folder (default: <data>/corpus/scans)."),
@@ -221,7 +228,7 @@ def audit(
     report = audit_release(
         release_dir, data_paths(data_root).warehouse, workers=workers or None, progress=True
     )
-    console.print(report.render(), markup=False, highlight=False)
+    console.print(report.render(), markup=False, highlight=False, soft_wrap=True)
     if not report.ok:
         raise typer.Exit(1)
 
@@ -342,7 +349,7 @@ def release(
     try:
         target = publish_release(wh.read("tasks"), wh.read("drafts"), paths.releases, version)
     except (ReleaseExists, InvalidVersion) as exc:
-        _fail(escape(str(exc)))
+        _fail_line(str(exc))
     console.print(f"[green]release:[/green] {escape(str(target))}", highlight=False)
 
 
@@ -353,9 +360,13 @@ def push(
     include_private: bool = typer.Option(False, help="Also upload private/ (the answer keys)."),
 ) -> None:
     """Upload a release to the Hugging Face Hub (token from HF_TOKEN)."""
-    from pipeline.publish.hub import push_release
+    from pipeline.publish.hub import HubPushError, HubTokenMissing, push_release
 
-    console.print(push_release(release_dir, repo_id, include_private=include_private))
+    try:
+        url = push_release(release_dir, repo_id, include_private=include_private)
+    except (HubTokenMissing, HubPushError, ValueError) as exc:
+        _fail_line(str(exc))
+    console.print(url, markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command()

@@ -54,7 +54,8 @@ def release_keys(release_dir: Path) -> dict[str, str]:
     for rel in ANSWER_FILES:
         path = release_dir / rel
         if path.exists():
-            frame = pl.read_parquet(path, columns=["task_id", "answer"])
+            # glob=False: a data root may contain '[' or '*', which polars would expand
+            frame = pl.read_parquet(path, columns=["task_id", "answer"], glob=False)
             keys.update(zip(frame["task_id"], frame["answer"], strict=True))
     return keys
 
