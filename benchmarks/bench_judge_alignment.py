@@ -21,6 +21,7 @@ Timed, all in this run:
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import time
 from collections.abc import Callable
@@ -125,20 +126,22 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     n = args.rows
     report: dict[str, float] = {}
 
-    sheets = {k: ledger(k) for k in (n // 4, n // 2, n)}
-    twins = {k: ledger(k) for k in sheets}
     fresh = (ledger(n), ledger(n))  # the baseline's own copies (cell text is cached once read)
-    base_s, _ = timed(lambda: (signatures(fresh[0]), signatures(fresh[1])), "baseline")
+    gc.collect()
+    base_s, _ = timed(lambda f=fresh: (signatures(f[0]), signatures(f[1])), "baseline")
     report["baseline_s"], report["baseline_cpu_s"] = base_s, CPU["baseline"]
-    print(f"{n:,} rows x 6 columns ({len(sheets[n].cells):,} cells per side); wall and CPU s")
+    print(f"{n:,} rows x 6 columns ({len(fresh[0].cells):,} cells per side); wall and CPU s")
     print(
         f"baseline (row signatures of both sides, linear): {base_s:6.2f} s "
         f"(CPU {CPU['baseline']:.2f} s)"
     )
+    del fresh
 
-    for k in sorted(sheets):
+    for k in (n // 4, n // 2, n):
+        pair = (ledger(k), ledger(k))  # generated per size, so only one pair is alive
+        gc.collect()
         secs, diff = timed(
-            lambda k=k: diff_workbooks(book(sheets[k], "a"), book(twins[k], "b")), f"self_{k}"
+            lambda pair=pair: diff_workbooks(book(pair[0], "a"), book(pair[1], "b")), f"self_{k}"
         )
         assert diff.is_empty, "a sheet diffed against itself must show no edit"  # type: ignore[attr-defined]
         report[f"self_{k}_s"], report[f"self_{k}_cpu_s"] = secs, CPU[f"self_{k}"]
@@ -146,12 +149,17 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             f"diff against itself, {k:>7,} rows: {secs:6.2f} s (CPU {CPU[f'self_{k}']:5.2f} s, "
             f"{CPU[f'self_{k}'] / CPU['baseline']:4.1f}x baseline)"
         )
+        del pair, diff
     half, full = report[f"self_{n // 2}_cpu_s"], report[f"self_{n}_cpu_s"]
     report["doubling_ratio"] = full / half
     print(f"doubling the rows multiplies the CPU time by {full / half:.2f} (2.0 = linear)")
 
-    changed = near_copy(sheets[n])
-    secs, diff = timed(lambda: diff_workbooks(book(sheets[n], "a"), book(changed, "c")), "near")
+    original = ledger(n)
+    changed = near_copy(original)
+    gc.collect()
+    secs, diff = timed(
+        lambda a=original, c=changed: diff_workbooks(book(a, "a"), book(c, "c")), "near"
+    )
     sd = diff.sheets[0]  # type: ignore[attr-defined]
     rows_in = sum(a.count for a in sd.axis_edits if a.axis == "row" and a.kind == "inserted")
     rows_out = sum(a.count for a in sd.axis_edits if a.axis == "row" and a.kind == "deleted")
@@ -163,8 +171,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         f"{rows_out} deleted, {len(sd.cell_edits)} cell edits"
     )
 
+    del original, changed, diff
     inp, ref = book(ledger(n), "input"), book(ledger(n, extra_col=True), "reference")
     out = book(ledger(n, extra_col=True), "output")
+    gc.collect()
 
     def judge() -> object:
         checker = build_checker(inp, ref)
