@@ -123,10 +123,14 @@ def page_tables(
     tables, cells = [], []
     previous_title = ""
     first_title = min((r.mid for r in rows if r.kind == "title"), default=None)
-    for block in split_tables(rows, pitch):
+    blocks = split_tables(rows, pitch)
+    # a page head is printed above the page's first table; a unit line further down
+    # belongs to the table under it, never to the tables after that one
+    first_top = min((b.body[0].mid for b in blocks), default=0.0)
+    own_units: dict[str, str] = {}  # unit line read as a table's own -> its statement
+    for block in blocks:
         table_no = len(tables)
-        top = block.body[0].mid
-        above = [r for r in rows if r.kind == "unit" and r.mid < top]
+        above = [r for r in rows if r.kind == "unit" and r.mid < first_top]
         if first_title is not None and any(r.kind == "title" for r in block.preamble):
             # a table under its own title: only a unit line above the page's first title
             # is printed for every table on the page; another table's unit line is not
@@ -135,10 +139,23 @@ def page_tables(
         table, table_cells = read_table(
             block, table_no, height, pitch, quality, page_head, previous_title, lexicon
         )
+        if (
+            table is not None
+            and table["unit_source"] == "page_head"
+            and table["statement"]  # an untitled panel shares the unit of the one above
+            and own_units.get(table["unit_printed"], table["statement"]) != table["statement"]
+        ):
+            # ... nor the unit line an earlier table with another title read as its own
+            page_head = [t for t in page_head if t.strip() != table["unit_printed"]]
+            table, table_cells = read_table(
+                block, table_no, height, pitch, quality, page_head, previous_title, lexicon
+            )
         if table is not None:
             tables.append(table)
             cells += table_cells
             previous_title = table["title"]
+            if table["unit_source"] == "unit_line":
+                own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
 
 
