@@ -138,11 +138,16 @@ class _Files:
         return cls(frames)
 
     def column_rows(self, rel: str, columns: list[str]) -> list[dict]:
+        """Rows of ``columns`` (None where a forged file lacks one), task ids as text."""
         frame = self.frames.get(rel)
         if frame is None:
             return []
-        present = [c for c in columns if c in frame.columns]
-        return list(frame.select(present).iter_rows(named=True))
+        rows = []
+        for row in frame.iter_rows(named=True):
+            picked = {c: row.get(c) for c in columns}
+            picked["task_id"] = str(picked.get("task_id"))
+            rows.append(picked)
+        return rows
 
 
 def _published(files: _Files) -> dict[str, dict]:

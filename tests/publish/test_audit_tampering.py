@@ -354,3 +354,16 @@ def test_the_audit_reports_a_missing_warehouse(fresh, tmp_path):
     report = audit_release(release, tmp_path / "no-warehouse")
     assert not report.ok
     assert "does not exist" in report.render()
+
+
+def test_the_audit_reports_answer_files_of_another_shape(fresh):
+    release, warehouse = fresh
+    path = release / "private/qa_answers.parquet"
+    answers = pl.read_parquet(path).drop("oracle_sha256", "lo")
+    answers.write_parquet(path)
+    examples = release / "data/qa_examples/dev.parquet"
+    pl.DataFrame({"task_id": [1, 2], "answer": [None, "x"]}).write_parquet(examples)
+    _reseal(release)
+    report = audit_release(release, warehouse)
+    assert not report.ok
+    assert {"oracle altered", "unpublished oracle"} <= {c.problem for c in report.key_changes}
