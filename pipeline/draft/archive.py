@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 from functools import cache, lru_cache
 
@@ -23,7 +24,7 @@ import polars as pl
 
 from pipeline.draft.formulas import decimal_places
 from pipeline.tables.labels import label_problems
-from pipeline.tables.periods import Period
+from pipeline.tables.periods import Period, month_end
 from pipeline.tables.titles import statement_name
 
 QUALITY_ORDER = {"clear": 0, "blurry": 1, "very_blurry": 2}
@@ -394,6 +395,14 @@ def build_archive(
 
 
 @lru_cache(maxsize=200_000)
+def _volume_end(volume: str) -> date | None:
+    """The last day of a dated volume's month ("1948-05" -> 1948-05-31), else None."""
+    m = re.fullmatch(r"(\d{4})-(\d{2})", volume or "")
+    if not m or not 1 <= int(m.group(2)) <= 12:
+        return None
+    return month_end(int(m.group(1)), int(m.group(2)))
+
+
 def fact_problems(fact: Fact) -> list[str]:
     """Why a question about this fact could not be stated exactly (empty when it can)."""
     problems = []
@@ -415,6 +424,19 @@ def fact_problems(fact: Fact) -> list[str]:
         problems.append(
             f"period_ambiguous: {fact.period.text!r} ({fact.period.kind}) does not say "
             "which kind of period it is"
+        )
+    issued = _volume_end(fact.volume)
+    if (
+        issued is not None
+        and fact.period.kind not in ("estimate", "not_a_period")
+        and fact.period.end is not None
+        and fact.period.end > issued
+    ):
+        # a bulletin cannot print the actual figure of a period that had not ended when
+        # it went out: the page marks an estimate there ("1949 (Estimated)") that OCR lost
+        problems.append(
+            f"period_ambiguous: {fact.period.text!r} ends after the volume's date "
+            f"({fact.volume}): an estimate whose mark was not read"
         )
     for level in [*(fact.label or fact.item).split(" / "), *fact.dimension.split(" / ")]:
         if not level.strip():

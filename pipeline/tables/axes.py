@@ -60,6 +60,8 @@ def axis_periods(
         if _STUB_HEAD.search(c or "") and not re.search(r"\d", c) and len(c.split()) <= 8
     ]
     context = " ".join([title, stub_head, *stub_heads, unit_line])
+    if re.fullmatch(r"\W*(report\s+)?dates?\W*", stub_head or "", re.IGNORECASE):
+        context += " as of"  # rows under a "Date" stub are positions on those dates
     title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:
         title_period = None

@@ -22,6 +22,9 @@ _DASHES = re.compile(r"^[-\u2013\u2014.]+$")
 # A scale word spelled out exactly is the unit line's, whatever tesseract's confidence
 # ("[Position at end of period in millions of dollars]" came back with "millions" at 1.5).
 _UNIT_WORD = re.compile(r"^\(?(thousands?|millions?|billions?|dollars?)[),;.]?$", re.IGNORECASE)
+# ... and so is an estimate mark: "1968 (Est.)" read as "1968" would state an estimate as
+# the year's actual figure (1967-08 p22 "(Est." came back at confidence 0.9 and 21)
+_ESTIMATE_MARK = re.compile(r"^\(?(est|estimated?|estimates?)\.?\)?[.,]*$", re.IGNORECASE)
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
 _SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
@@ -143,6 +146,7 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
                 or re.search(r"\d", text)
                 or _DASHES.match(text)
                 or _UNIT_WORD.match(text)
+                or _ESTIMATE_MARK.match(text)
             )
         ]
         if tokens:

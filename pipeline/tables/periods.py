@@ -69,7 +69,8 @@ _CALENDAR = re.compile(r"\bcalendar\b", re.IGNORECASE)
 # at the end of the period), not a flow over it.
 _STOCK = re.compile(
     r"\bend of\b|\boutstanding\b|\bposition\b|\bholdings?\b|\bas of\b"
-    r"|\bclaims\b|\bliabilities\b|\bownership\b|\breport(\s+\w+)?\s+date\b",
+    r"|\bclaims\b|\bliabilities\b|\bownership\b|\breport(\s+\w+)?\s+date\b"
+    r"|\bmonetary\s+stocks?\b|\bstocks?\s+of\s+(gold|silver|money|currency)\b",
     re.IGNORECASE,
 )
 _QUARTER_BY_WORD = {
@@ -231,6 +232,9 @@ def parse_period(header: str, context: str = "", reference: Period | None = None
     if _YEAR.search(leaf) or _NUMERIC_DATE.search(leaf):
         return _parse_level(leaf, f"{upper} {context}", reference)
     upper_years = _YEAR.findall(upper)
+    if len(set(upper_years)) > 1 and (_MONTH.search(leaf) or _TO_DATE.search(leaf)):
+        # "Calendar Years 1938 and 1939, and first quarter 1940" over "Apr.": which year?
+        return NOT_A_PERIOD
     if upper_years and (_MONTH.search(leaf) or _TO_DATE.search(leaf)):
         return _parse_level(f"{leaf} {upper_years[-1]}", f"{upper} {context}", reference)
     text = " ".join(levels)
@@ -282,11 +286,16 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         if d is None:
             return NOT_A_PERIOD  # "Feb. 30, 1940": a misread date names no period
         return Period("as_of_date", d, d, _day_text(d))
+    first = _FIRST_MONTHS.search(text)
+    if first:
+        return _first_months(first, year, both)
     if _TO_DATE.search(text):
         return _year_to_date(text, year, both, reference)
     span = _span(text, year, both)
     if span is not None:
         return span
+    if len(set(years)) > 1:
+        return NOT_A_PERIOD  # several years and no range word: not one period
     quarter = _quarter(text, year)
     if quarter is not None:
         return quarter
@@ -376,6 +385,30 @@ def _cumulative(text: str, year: int) -> Period:
         if not month:
             return Period("cumulative_to_date", None, None, f"cumulative to {year}")
     return Period("cumulative_to_date", None, end, f"cumulative to {_day_text(end)}")
+
+
+_COUNT_WORDS = {w: i for i, w in enumerate(
+    "one two three four five six seven eight nine ten eleven twelve".split(), start=1
+)}  # fmt: skip
+_FIRST_MONTHS = re.compile(
+    r"\bfirst\s+(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven)\s+months\b",
+    re.IGNORECASE,
+)
+
+
+def _first_months(m: re.Match, year: int, both: str) -> Period | None:
+    """ "for the First 4 Months, Fiscal Year 1940": the fiscal (or calendar) year to the
+    end of its fourth month."""
+    word = m.group(1).lower()
+    n = int(word) if word.isdigit() else _COUNT_WORDS[word]
+    if not 1 <= n <= 11:
+        return NOT_A_PERIOD
+    fiscal = not _CALENDAR.search(both)
+    start = fiscal_year_bounds(year)[0] if fiscal else date(year, 1, 1)
+    last = start.month + n - 1
+    end = month_end(start.year + (last - 1) // 12, (last - 1) % 12 + 1)
+    what = f"fiscal year {year}" if fiscal else f"calendar year {year}"
+    return Period("year_to_date", start, end, f"{what} through {_month_name(end.month)} {end.year}")
 
 
 def _year_to_date(text: str, year: int, both: str, reference: Period | None = None) -> Period:
