@@ -12,13 +12,23 @@ memory, or what a scanned statement never holds:
   ``MAX_STREAM_BYTES``, or more than ``MAX_DECODED_BYTES`` in all; streams are decoded
   through MuPDF in chunks and counted, never held whole;
 - absurd pages (larger than ``MAX_PAGE_INCHES`` or ``MAX_RENDER_PIXELS`` at 300 DPI) and
-  images that declare more than ``MAX_IMAGE_PIXELS``, from their dictionaries.
+  images that declare more than ``MAX_IMAGE_PIXELS``, from their dictionaries;
+- form fan-out bombs: forms that draw forms that draw forms (a few hundred bytes that
+  make a reader draw a billion paths): more than ``MAX_FORM_DRAWS`` form draws on a
+  page, counted from the content streams' ``Do`` operators, or forms nested deeper than
+  ``MAX_FORM_DEPTH``.
 
 Only then is the text layer measured (which interprets the content streams).
+
+``PdfInspector`` runs these checks in a child process with a memory limit and a time
+limit per document, so a file that makes the reader hang (a fan-out of nested forms
+that draws a path a billion times), exhaust memory or crash is quarantined with that
+reason instead of stopping the stage.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -36,8 +46,13 @@ MAX_IMAGE_PIXELS = 150_000_000  # an embedded image (a 600 DPI letter scan is 34
 MAX_STREAM_BYTES = 64 << 20  # one decoded content stream, font or form
 MAX_DECODED_BYTES = 512 << 20  # every non-image stream of the document together
 _SKIP_BYTES = 1 << 20
+MAX_FORM_DRAWS = 200_000  # form XObjects a page draws, nested draws multiplied out
+MAX_FORM_DEPTH = 64  # forms drawn inside forms
+CHECK_TIMEOUT_S = 120.0  # per document; a 400-page born-digital volume takes ~10 s
+CHECK_MEMORY_BYTES = 3 << 30  # address space of the checking process
 
 _REF = re.compile(r"(\d+)\s+\d+\s+R")
+_DO = re.compile(rb"/([^\s/\[\]()<>{}%]+)\s*Do(?![^\s/\[\]()<>{}%])")
 # Keys and names of active or hidden content (as MuPDF prints objects: normalized names).
 _ACTIVE = {
     "JavaScript": "JavaScript",
@@ -87,6 +102,7 @@ def inspect_pdf(name: str, path: str | Path) -> PdfCheck:
             except Exception as exc:
                 raise Rejected(f"{name}: corrupt page {index + 1}", _detail(exc)) from exc
             check_page_size(name, index + 1, rect.width / 72, rect.height / 72, images)
+            check_form_draws(doc, page, name, index + 1)
         try:
             has_text = any(text_layer_chars(page) for page in doc)
         except Exception as exc:
@@ -200,6 +216,54 @@ def check_objects(doc: pymupdf.Document, name: str) -> None:
             )
 
 
+def check_form_draws(doc: pymupdf.Document, page: pymupdf.Page, name: str, page_no: int) -> None:
+    """Count the form XObjects a page draws, nested draws multiplied out (no drawing)."""
+    try:
+        listed = page.get_xobjects()
+    except Exception:
+        return
+    if not listed:
+        return
+    resources: dict[int, dict[bytes, int]] = {}
+    for xref, key, invoker, _ in listed:
+        resources.setdefault(invoker, {})[key.encode("latin-1", "replace")] = xref
+    memo: dict[int, int] = {}
+
+    def content(owner: int) -> bytes:
+        try:
+            if owner == 0:
+                return b"\n".join(doc.xref_stream(x) or b"" for x in page.get_contents())
+            return doc.xref_stream(owner) or b""
+        except Exception:
+            return b""
+
+    def draws(owner: int, path: tuple[int, ...]) -> int:
+        """Forms drawn when ``owner`` (0: the page) runs; a form already running adds 0
+        (readers refuse to recurse)."""
+        if owner in memo:
+            return memo[owner]
+        if len(path) > MAX_FORM_DEPTH:
+            raise Rejected(f"{name}: page {page_no} nests forms deeper than {MAX_FORM_DEPTH}")
+        names = resources.get(owner) or resources.get(0, {})
+        total = 0
+        for match in _DO.finditer(content(owner)):
+            target = names.get(match.group(1))
+            if target is None or target in path:
+                continue
+            total += 1 + draws(target, (*path, target))
+            if total > MAX_FORM_DRAWS:
+                break
+        memo[owner] = total
+        return total
+
+    count = draws(0, (0,))
+    if count > MAX_FORM_DRAWS:
+        raise Rejected(
+            f"{name}: form fan-out bomb: page {page_no} draws more than {MAX_FORM_DRAWS:,} "
+            "nested forms"
+        )
+
+
 def decoded_size(pdf, xref: int, cap: int) -> int:
     """Bytes stream ``xref`` decodes to, counted up to ``cap`` in 1 MiB skips; -1 if broken."""
     mupdf = pymupdf.mupdf
@@ -262,3 +326,132 @@ def _why(exc: Exception) -> str:
 
 def _detail(exc: Exception) -> str:
     return f"{type(exc).__name__}: {_why(exc)}"
+
+
+class InspectorError(RuntimeError):
+    """The checking process cannot be started: a fault of the stage, not of a document."""
+
+
+class PdfInspector:
+    """``inspect_pdf`` in a child process, reused across documents (use as a context
+    manager). A check that runs past ``timeout_s``, or a reader that dies on a document
+    twice (a crash, the ``memory_bytes`` limit), raises ``Rejected`` for that document
+    only; the child is killed and a fresh one serves the next document. A child that
+    cannot start at all raises ``InspectorError``: no document is blamed for that."""
+
+    def __init__(
+        self, timeout_s: float | None = None, memory_bytes: int = CHECK_MEMORY_BYTES
+    ) -> None:
+        self.timeout_s = CHECK_TIMEOUT_S if timeout_s is None else timeout_s
+        self.memory_bytes = memory_bytes
+        self._proc = None
+        self._conn = None
+
+    def __enter__(self) -> PdfInspector:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def inspect(self, name: str, path: str | Path) -> PdfCheck:
+        for attempt in (1, 2):
+            conn = self._connection()
+            try:
+                conn.send((name, str(path)))
+                done = conn.poll(self.timeout_s)
+            except OSError:
+                done = True  # the child is gone: recv below says how
+            if not done:
+                self._kill()
+                raise Rejected(
+                    f"{name}: reading it did not finish in {self.timeout_s:.0f} s "
+                    "(a PDF this slow to read is hostile or broken)"
+                )
+            try:
+                status, *payload = conn.recv()
+            except (EOFError, OSError) as exc:
+                code = self._kill()
+                if attempt == 2:  # twice on the same file: the file kills the reader
+                    raise Rejected(
+                        f"{name}: the PDF reader died reading it (exit status {code})",
+                        repr(exc),
+                    ) from exc
+                continue
+            if status == "ok":
+                return PdfCheck(*payload)
+            raise Rejected(*payload)
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.send(None)
+            except OSError:
+                pass
+        self._kill()
+
+    def _connection(self):
+        if self._proc is not None and self._proc.is_alive():
+            return self._conn
+        self._kill()
+        ctx = multiprocessing.get_context("spawn")
+        parent, child = ctx.Pipe()
+        proc = ctx.Process(
+            target=_serve, args=(child, self.memory_bytes), daemon=True, name="pdf-checks"
+        )
+        try:
+            proc.start()
+        except Exception as exc:
+            raise InspectorError(f"cannot start the PDF checking process: {exc}") from exc
+        child.close()
+        self._proc, self._conn = proc, parent
+        try:
+            ready = parent.poll(120) and parent.recv() == "ready"
+        except (EOFError, OSError):
+            ready = False
+        if not ready:
+            code = self._kill()
+            raise InspectorError(f"the PDF checking process did not start (exit status {code})")
+        return parent
+
+    def _kill(self) -> int | None:
+        proc, self._proc = self._proc, None
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+        if proc is None:
+            return None
+        proc.join(timeout=2)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        return proc.exitcode
+
+
+def _serve(conn, memory_bytes: int) -> None:
+    """The child: check each (name, path) received until None or the pipe closes."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    except (ImportError, ValueError, OSError):
+        pass
+    conn.send("ready")
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        name, path = job
+        try:
+            check = inspect_pdf(name, path)
+            reply = ("ok", check.n_pages, check.has_text_layer)
+        except Rejected as rej:
+            reply = ("rejected", rej.reason, rej.detail)
+        except MemoryError:
+            reply = ("rejected", f"{name}: reading it needs more than {memory_bytes >> 20} MiB", "")
+        except Exception as exc:  # a check's own failure is this document's, not the stage's
+            reply = ("rejected", f"{name}: checks failed ({type(exc).__name__})", repr(exc)[:500])
+        conn.send(reply)

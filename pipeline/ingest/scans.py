@@ -49,8 +49,8 @@ from pipeline.ingest.pdf_checks import (
     MAX_PAGE_INCHES,
     MAX_RENDER_PIXELS,
     PdfCheck,
+    PdfInspector,
     check_page_size,
-    inspect_pdf,
     text_layer_chars,
 )
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA
@@ -148,6 +148,7 @@ def ingest_documents(
     blobs: BlobStore,
     text_layer_policy: str = "auto",
     max_file_bytes: int = MAX_FILE_BYTES,
+    check_timeout_s: float | None = None,
 ) -> IngestResult:
     """Discover PDFs, ingest or quarantine each, write ``documents``, ``quarantine``, ``intake``.
 
@@ -162,7 +163,8 @@ def ingest_documents(
     with identical bytes become one document named by ``best_name`` that keeps every
     name in ``source_paths`` (the other names are quarantined as its duplicates); each
     document's bytes are copied (streamed, hash re-checked) and checked by
-    ``inspect_pdf`` before they enter the blob store.
+    ``inspect_pdf`` in a child process (``PdfInspector``: at most ``check_timeout_s``,
+    default ``pdf_checks.CHECK_TIMEOUT_S``, per document) before they enter the blob store.
     """
     if text_layer_policy not in TEXT_LAYER_POLICIES:
         raise ValueError(f"text_layer_policy {text_layer_policy!r} not in {TEXT_LAYER_POLICIES}")
@@ -180,13 +182,18 @@ def ingest_documents(
                 continue
             groups.setdefault(survey.sha256, []).append((corpus, found))
     rows: list[dict] = []
-    with tempfile.TemporaryDirectory(prefix="lf-documents-") as spool:
+    with (
+        tempfile.TemporaryDirectory(prefix="lf-documents-") as spool,
+        PdfInspector(check_timeout_s) as inspector,
+    ):
         for sha, members in groups.items():
             best = best_name([str(found.path) for _, found in members])
             members.sort(key=lambda m: str(m[1].path) != best)  # stable: the rest keep order
             (corpus, winner), others = members[0], [found for _, found in members[1:]]
             try:
-                check = _check_and_store(winner, sha, text_layer_policy, blobs, Path(spool))
+                check = _check_and_store(
+                    winner, sha, text_layer_policy, blobs, Path(spool), inspector
+                )
             except Rejected as rej:
                 intake.quarantine(winner.name, rej.reason, rej.detail)
                 for found in others:
@@ -219,7 +226,7 @@ def ingest_documents(
 
 
 def _check_and_store(
-    found: Found, sha: str, policy: str, blobs: BlobStore, spool: Path
+    found: Found, sha: str, policy: str, blobs: BlobStore, spool: Path, inspector: PdfInspector
 ) -> PdfCheck:
     """Check one surveyed file and put its bytes in the blob store; raise ``Rejected``.
 
@@ -234,7 +241,7 @@ def _check_and_store(
             copy_verified(found.path, copy, sha)
         except (OSError, ValueError) as exc:
             raise Rejected(found.reason(f"file changed while it was read ({exc})")) from exc
-    check = inspect_pdf(found.file_name, stored or copy)
+    check = inspector.inspect(found.file_name, stored or copy)
     if policy == "require" and not check.has_text_layer:
         raise Rejected(found.reason("no text layer (text_layer_policy=require)"))
     if stored is None:

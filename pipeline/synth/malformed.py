@@ -144,6 +144,7 @@ BOMB_BYTES = 128 << 20  # what a decompression bomb's content stream decodes to
 NESTED_BOMB_BYTES = 1 << 30  # the twice-deflated bomb (compressed in steps, never held)
 DEEP_TREE_LEVELS = 300  # page-tree levels of the over-deep tree
 MANY_PAGES = 6_000  # pages of the file that declares too many
+FORM_FANOUT, FORM_LEVELS = 50, 6  # the form fan-out bomb: 50**6 nested draws
 _FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
 
 
@@ -441,6 +442,14 @@ def write_malformed_corpus(
         f"a form XObject that decodes to {BOMB_BYTES >> 20} MiB",
     )
     put(
+        "form_fanout.pdf",
+        _form_fanout_pdf(FORM_FANOUT, FORM_LEVELS),
+        "form_bomb",
+        q,
+        f"{FORM_LEVELS} levels of forms each drawing the next {FORM_FANOUT} times: "
+        f"{FORM_FANOUT**FORM_LEVELS:,} draws from a few KB",
+    )
+    put(
         "count_bomb.pdf",
         text_page_pdf("x").replace(b"/Count 1", b"/Count 2000000000"),
         "too_many_pages",
@@ -694,6 +703,29 @@ def _image_pdf(width: int, colorspace: bytes) -> bytes:
                 b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s "
                 b"/BitsPerComponent 8 /Filter /FlateDecode" % (width, width, colorspace),
             ),
+        ]
+    )
+
+
+def _form_fanout_pdf(fanout: int, levels: int) -> bytes:
+    """The page draws form 0; form i draws form i + 1 ``fanout`` times; the last draws a
+    line (objects: catalog, pages, page, content, forms from 5)."""
+    forms = []
+    for level in range(levels):
+        if level < levels - 1:
+            body = b"/F%d Do " % (level + 1) * fanout
+            res = b"/Resources << /XObject << /F%d %d 0 R >> >> " % (level + 1, 6 + level)
+        else:
+            body, res = b"0 0 m 1 1 l S", b""
+        forms.append(pdf_stream(body, b"/Type /XObject /Subtype /Form /BBox [0 0 612 792] " + res))
+    return raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /XObject << /F0 5 0 R >> >> >>",
+            pdf_stream(b"/F0 Do"),
+            *forms,
         ]
     )
 

@@ -21,6 +21,7 @@ REASON_WORDS = {
     "huge_page": "absurd page size",
     "huge_image": "huge image",
     "pdf_bomb": "decompression bomb",
+    "form_bomb": "form fan-out bomb",
     "too_many_pages": "too many pages",
     "page_tree_cycle": "page tree",
     "javascript": "active content",

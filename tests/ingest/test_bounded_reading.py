@@ -110,15 +110,22 @@ def test_type_is_checked_from_the_header_without_reading_the_file(store, tmp_pat
 def test_size_is_checked_from_a_stat(store, tmp_path):
     warehouse, blobs = store
     assert MAX_FILE_BYTES >= 2**30  # real scanned volumes run to hundreds of MB
-    small = text_pdf(tmp_path / "ok_1950_03.pdf", ["Receipts"]).read_bytes()
-    _sparse(tmp_path / "huge_1950_04.pdf", small, 48 * 2**20)
+    small = text_pdf(tmp_path / "seed.pdf", ["Receipts"]).read_bytes()
+    (tmp_path / "seed.pdf").unlink()
+    src = tmp_path / "src"
+    src.mkdir()
+    _sparse(src / "huge_1950_04.pdf", small, 48 * 2**20)  # valid, padded (sparse) to 48 MiB
+    # (bytes read by a reaped child count as the parent's: nothing here starts one)
     before = _bytes_read()
-    result = ingest_documents([("t", tmp_path)], warehouse, blobs, max_file_bytes=32 * 2**20)
+    result = ingest_documents([("t", src)], warehouse, blobs, max_file_bytes=32 * 2**20)
     read = _bytes_read() - before
-    assert (result.ingested, result.quarantined) == (1, 1)
+    assert (result.ingested, result.quarantined) == (0, 1)
     reason = result.intake.quarantined[0]["reason"]
     assert reason.startswith("huge_1950_04.pdf: file too large") and "48.0 MiB" in reason
     assert read < 4 * 2**20, f"read {read} bytes to refuse a file by its size"
+    # under a limit it is within, the same file is a PDF like any other
+    result = ingest_documents([("t", src)], warehouse, blobs, max_file_bytes=64 * 2**20)
+    assert (result.ingested, result.quarantined) == (1, 0)
 
 
 def test_ingesting_a_large_file_streams_it(tmp_path):
