@@ -12,7 +12,8 @@ memory, or what a scanned statement never holds:
   ``MAX_STREAM_BYTES``, or more than ``MAX_DECODED_BYTES`` in all; streams are decoded
   through MuPDF in chunks and counted, never held whole;
 - absurd pages (larger than ``MAX_PAGE_INCHES`` or ``MAX_RENDER_PIXELS`` at 300 DPI) and
-  images that declare more than ``MAX_IMAGE_PIXELS``, from their dictionaries;
+  images over ``MAX_IMAGE_PIXELS``, from their dictionaries (and, for JPEG 2000, which
+  is decoded to the size its own header states, from that header);
 - form fan-out bombs: forms that draw forms that draw forms (a few hundred bytes that
   make a reader draw a billion paths): more than ``MAX_FORM_DRAWS`` form draws on a
   page, counted from the content streams' ``Do`` operators, or forms nested deeper than
@@ -199,7 +200,17 @@ def check_objects(doc: pymupdf.Document, name: str) -> None:
                     f"{name}: huge image: object {xref} declares {width}x{height} px "
                     f"(limit {MAX_IMAGE_PIXELS / 1e6:.0f} MP)"
                 )
-            continue  # decoded only to its declared size when drawn
+            # JPEG 2000 is decoded to the size its own header states, whatever the
+            # dictionary declares; other filters stop at the declared size
+            if "JPXDecode" in doc.xref_get_key(xref, "Filter")[1]:
+                inner = jpx_size(doc, xref)
+                if inner and inner[0] * inner[1] > MAX_IMAGE_PIXELS:
+                    raise Rejected(
+                        f"{name}: huge image: object {xref} holds a JPEG 2000 image of "
+                        f"{inner[0]}x{inner[1]} px behind a declared {width}x{height} "
+                        f"(limit {MAX_IMAGE_PIXELS / 1e6:.0f} MP)"
+                    )
+            continue
         size = decoded_size(pdf, xref, MAX_STREAM_BYTES + 1)
         if size > MAX_STREAM_BYTES:
             raise Rejected(
@@ -262,6 +273,19 @@ def check_form_draws(doc: pymupdf.Document, page: pymupdf.Page, name: str, page_
             f"{name}: form fan-out bomb: page {page_no} draws more than {MAX_FORM_DRAWS:,} "
             "nested forms"
         )
+
+
+def jpx_size(doc: pymupdf.Document, xref: int) -> tuple[int, int] | None:
+    """(width, height) from a JPEG 2000 stream's SIZ marker (image area less its offset)."""
+    try:
+        head = doc.xref_stream_raw(xref)[:65536]
+    except Exception:
+        return None
+    at = head.find(b"\xff\x4f\xff\x51")  # SOC then SIZ: Lsiz Rsiz Xsiz Ysiz XOsiz YOsiz
+    if at < 0 or len(head) < at + 24:
+        return None
+    x, y, x0, y0 = (int.from_bytes(head[at + 8 + 4 * i : at + 12 + 4 * i], "big") for i in range(4))
+    return max(x - x0, 0), max(y - y0, 0)
 
 
 def decoded_size(pdf, xref: int, cap: int) -> int:

@@ -9,6 +9,7 @@ build next to a good corpus.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import socket
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pymupdf
+from PIL import Image
 
 from pipeline.synth.render import (
     MARGIN,
@@ -144,6 +146,7 @@ BOMB_BYTES = 128 << 20  # what a decompression bomb's content stream decodes to
 NESTED_BOMB_BYTES = 1 << 30  # the twice-deflated bomb (compressed in steps, never held)
 DEEP_TREE_LEVELS = 300  # page-tree levels of the over-deep tree
 MANY_PAGES = 6_000  # pages of the file that declares too many
+JPX_SIDE = 13_000  # the JPEG 2000 image's own size: 169 MP, over the 150 MP limit
 FORM_FANOUT, FORM_LEVELS = 50, 6  # the form fan-out bomb: 50**6 nested draws
 _FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
 
@@ -391,6 +394,15 @@ def write_malformed_corpus(
             q,
             f"an image declaring {width} x {width} px, a few KB compressed",
         )
+
+    put(
+        "huge_image_jpx.pdf",
+        _jpx_pdf(JPX_SIDE),
+        "huge_image",
+        q,
+        f"a JPEG 2000 image whose own header states {JPX_SIDE} x {JPX_SIDE} px behind a "
+        "declared 100 x 100",
+    )
 
     # decompression and page-count bombs
     bomb = _deflate_zeros(BOMB_BYTES)
@@ -726,6 +738,31 @@ def _form_fanout_pdf(fanout: int, levels: int) -> bytes:
             b"/Resources << /XObject << /F0 5 0 R >> >> >>",
             pdf_stream(b"/F0 Do"),
             *forms,
+        ]
+    )
+
+
+def _jpx_pdf(side: int) -> bytes:
+    """A page drawing a 100 x 100 image (so its dictionary says) whose JPEG 2000 stream
+    is a blank ``side`` x ``side`` picture (a few hundred bytes): readers decode JPEG
+    2000 to the size its own header states."""
+    buf = io.BytesIO()
+    Image.new("L", (side, side), 255).save(
+        buf, "JPEG2000", irreversible=False, tile_size=(4096, 4096)
+    )
+    data = buf.getvalue()
+    return raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /XObject << /Im1 5 0 R >> >> >>",
+            pdf_stream(b"q 612 0 0 792 0 0 cm /Im1 Do Q"),
+            pdf_stream(
+                bytes(data),
+                b"/Type /XObject /Subtype /Image /Width 100 /Height 100 "
+                b"/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /JPXDecode",
+            ),
         ]
     )
 

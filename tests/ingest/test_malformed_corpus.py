@@ -15,13 +15,19 @@ from pipeline.synth.malformed import write_malformed_corpus
 from tests.ingest.malformed_expectations import lock_folder, reason_words
 
 
-@pytest.fixture
-def corpus(tmp_path, monkeypatch):
-    out = tmp_path / "bad"
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    out = tmp_path_factory.mktemp("malformed") / "bad"
     cases = write_malformed_corpus(out)
-    lock_folder(monkeypatch, out / "locked")
     yield out, cases
     (out / "locked").chmod(0o755)
+
+
+@pytest.fixture
+def corpus(written, monkeypatch):
+    out, cases = written
+    lock_folder(monkeypatch, out / "locked")
+    return out, cases
 
 
 def test_every_malformed_entry_is_accounted_for_with_its_reason(store, corpus):

@@ -11,9 +11,11 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from pipeline.ingest.pdf_checks import jpx_size
 from pipeline.synth import write_malformed_pdfs
 from pipeline.synth.malformed import (
     HUGE_PAGE_INCHES,
+    JPX_SIDE,
     OVERSIZED_BYTES,
     USER_PASSWORD,
     write_malformed_corpus,
@@ -166,6 +168,13 @@ def test_hostile_files_are_small_and_their_payloads_large(corpus) -> None:
     doc = pymupdf.open(files["huge_image_gray.pdf"])
     assert doc.xref_get_key(5, "Width")[1] == "100000"
     assert files["huge_image_gray.pdf"].stat().st_size < 4096
+    doc = pymupdf.open(files["huge_image_jpx.pdf"])  # a JPEG 2000 stream larger than declared
+    assert (
+        doc.xref_get_key(5, "Width")[1] == "100"
+        and doc.xref_get_key(5, "Filter")[1] == "/JPXDecode"
+    )
+    assert jpx_size(doc, 5) == (JPX_SIDE, JPX_SIDE)
+    assert files["huge_image_jpx.pdf"].stat().st_size < 16 * 1024
     # padding really follows a complete PDF
     padded = files["padded_nul_1950_01.pdf"].read_bytes()
     cut = padded.rindex(b"%%EOF") + 6
