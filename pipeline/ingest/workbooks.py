@@ -17,6 +17,7 @@ formats are noted per sheet.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import shutil
 import signal
@@ -34,7 +35,7 @@ import polars as pl
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
-from pipeline.store import BlobStore, Intake, sha256_bytes
+from pipeline.store import BlobStore, Intake, storable_path
 
 STAGE = "workbooks"
 OPENXML_SUFFIXES = {".xlsx", ".xlsm"}
@@ -258,7 +259,9 @@ def sniff_format(path: Path) -> str:
         return "xlsm" if path.suffix.lower() == ".xlsm" else "xlsx"
     if head == OLE_MAGIC:
         return "xls"
-    raise WorkbookError(f"{path}: not a workbook (neither zip nor OLE container: {head!r})")
+    raise WorkbookError(
+        f"{storable_path(path)}: not a workbook (neither zip nor OLE container: {head!r})"
+    )
 
 
 def run_soffice(args: list[str], workdir: Path, timeout: float, what: str) -> None:
@@ -487,10 +490,10 @@ def read_workbook(
 
 def _read_workbook(path: Path, convert_dir: str | Path | None, timeout: float) -> Workbook:
     if not path.is_file():
-        raise WorkbookError(f"{path}: no such file")
-    data = path.read_bytes()
-    sha = sha256_bytes(data)
-    fmt = sniff_format(path)
+        raise WorkbookError(f"{storable_path(path)}: no such file")
+    fmt = sniff_format(path)  # the header first: a file that is no workbook is not read
+    with open(path, "rb") as fh:
+        sha = hashlib.file_digest(fh, "sha256").hexdigest()  # streamed, never held whole
     if fmt != "xls":
         return Workbook(path=path, workbook_id=sha, source_format=fmt, sheets=_read_sheets(path))
     if convert_dir is not None:
@@ -546,8 +549,8 @@ def workbook_frames(wb: Workbook, converted_sha256: str | None = None) -> dict[s
     ]
     workbook = {
         "workbook_id": wb.workbook_id,
-        "source_path": str(wb.path),
-        "file_name": wb.path.name,
+        "source_path": storable_path(wb.path),  # escaped when the name is not UTF-8
+        "file_name": storable_path(wb.path.name),
         "source_format": wb.source_format,
         "converted_sha256": converted_sha256,
         "n_sheets": len(wb.sheets),
@@ -590,12 +593,17 @@ def ingest_workbooks(
             except WorkbookError as exc:
                 intake.quarantine(str(path), "unreadable_workbook", str(exc))
                 continue
-            intake.ingest(str(path))
             if wb.workbook_id in seen:
+                intake.ingest(str(path))
                 continue
+            try:
+                blobs.put_file(path, wb.workbook_id)  # streamed, hash re-checked
+                converted = blobs.put_file(wb.converted_path) if wb.converted_path else None
+            except (OSError, ValueError) as exc:  # changed or vanished since it was read
+                intake.quarantine(str(path), "unreadable_workbook", str(exc))
+                continue
+            intake.ingest(str(path))
             seen.add(wb.workbook_id)
-            blobs.put(path.read_bytes())
-            converted = blobs.put(wb.converted_path.read_bytes()) if wb.converted_path else None
             for name, frame in workbook_frames(wb, converted).items():
                 frames[name].append(frame)
     schemas = {"workbooks": WORKBOOKS_SCHEMA, "sheets": SHEETS_SCHEMA, "cells": CELLS_SCHEMA}
