@@ -1,10 +1,10 @@
 """Malformed inputs that ingestion must quarantine (or, where valid, ingest).
 
 ``write_malformed_pdfs``: one small file per basic failure mode, file name -> reason.
-``write_malformed_corpus``: the malformed-input corpus (more than 50 entries of more than
-20 kinds: bombs, page-tree cycles, huge images, scripts, attachments, special files,
-names that are not UTF-8, ...), each case with its kind and the expected outcome, to
-build next to a good corpus.
+``write_malformed_corpus``: the malformed-input corpus (61 entries of 28 kinds: bombs,
+page-tree cycles, huge images, scripts, attachments, special files, names that are not
+UTF-8, ...), each case with its kind and the expected outcome, to build next to a good
+corpus.
 """
 
 from __future__ import annotations
@@ -259,15 +259,15 @@ def write_malformed_corpus(
 ) -> list[MalformedCase]:
     """Write the malformed corpus into ``out_dir``; return its cases (one per entry).
 
-    More than 50 entries of more than 20 kinds: zero bytes, wrong magic, truncation,
-    padding after ``%%EOF`` (valid: ingested), encryption, zero pages, absurd pages,
-    huge images, decompression bombs, a page count bomb, too many pages, page-tree
-    cycles and over-deep trees, JavaScript and Launch actions, embedded files, garbage
-    bodies, a repairable xref (ingested), a page that renders blank, names that are not
-    UTF-8, symlink loops, dangling links, links to devices, a FIFO, a socket, a folder
-    named .pdf, a folder that cannot be listed, duplicates under a worse name and a
-    file over the size limit (sparse: it takes no disk). The valid files print one
-    line of prose and no table, so they add no task to a build.
+    61 entries of 28 kinds: zero bytes, wrong magic, truncation, padding after
+    ``%%EOF`` (valid: ingested), encryption, zero pages, absurd pages, huge images (one
+    hidden in JPEG 2000), decompression bombs, a form fan-out bomb, a page-count bomb,
+    too many pages, page-tree cycles and over-deep trees, JavaScript and Launch actions,
+    embedded files, a garbage body, repairable files (ingested), a file that renders
+    blank, names that are not UTF-8, symlink loops, dangling links, links to devices, a
+    FIFO, a socket, folders named .pdf, a folder that cannot be listed, duplicates under
+    a worse name and a file over the size limit (sparse: it takes no disk). The valid
+    files print one line of prose and no table, so they add no task to a build.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
