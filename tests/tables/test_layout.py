@@ -269,3 +269,95 @@ def test_lexicon_from_the_archive_corrects_ocr_label_slips() -> None:
     assert lexicon.correct("Federal Farn Mortgage")[0] == "Federal Farm Mortgage"
     tie = Lexicon(Counter({"farm": 5, "fern": 4}))
     assert tie.correct("Farn") == ("Farn", [])
+
+
+def _table(page: Page) -> tuple[pl.DataFrame, pl.DataFrame]:
+    tables, cells = build_tables(page.words(), page.pages())
+    assert tables.height == 1, tables
+    return tables, cells
+
+
+def test_head_lines_printing_figures_among_words_are_heads() -> None:
+    """2011-09 FD-5: "Within 1 year", "1-5 years" are column heads, not two body rows
+    that would cut the title and heads off the table."""
+    page = Page()
+    page.centred("TABLE FD-5.- Maturity Distribution of Marketable Debt", 1275, 300)
+    page.centred("In millions of dollars", 1275, 360)
+    for x1, head in zip(COLS, ["Within", "1-5", "5-10", "20"], strict=True):
+        page.centred(head, x1 - 50, 430)
+    page.text("End of fiscal", LEFT, 430 + PITCH)
+    for x1, head in zip(COLS, ["1 year", "years", "years", "years"], strict=True):
+        page.centred(head, x1 - 50, 430 + PITCH)
+    page.text("year or month", LEFT, 430 + 2 * PITCH)
+    for i, x1 in enumerate(COLS, start=1):  # column numbers, as the bulletin prints them
+        page.centred(f"({i})", x1 - 50, 430 + 2 * PITCH)
+    y = 430 + 3.5 * PITCH
+    for year, figures in (("2009", ["2,604", "2,074", "994", "203"]),
+                          ("2010", ["2,479", "2,955", "1,529", "371"])):  # fmt: skip
+        page.text(year + " " + "." * 10, LEFT, y)
+        for x1, fig in zip(COLS, figures, strict=True):
+            page.right(fig, x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert tables["statement"].item() == "Maturity Distribution of Marketable Debt"
+    assert tables["n_rows"].item() == 2
+    assert "End of fiscal year or month" in tables["stub_head"].item()
+    first = cells.filter(pl.col("row_idx") == 0).sort("col_idx")
+    assert first["text"].to_list() == ["2,604", "2,074", "994", "203"]
+    assert first["period_kind"].unique().to_list() == ["as_of_date"]
+
+
+def test_a_figure_after_dot_leaders_starts_the_columns() -> None:
+    """'Mar........ 19,264.9': the leaders lead the label to its first figure, which
+    is the first column's, however close it stands."""
+    page = Page()
+    page.centred("Table 4.- Estimated Ownership of Treasury Securities", 1275, 300)
+    page.centred("In billions of dollars", 1275, 360)
+    page.text("End of month", LEFT, 430)
+    for x1, head in zip(COLS, ["Total", "Banks", "Funds", "Other"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 500
+    for label, figures in (("2016 - Mar", ["19,264.9", "5,1", "3,2", "9,9"]),
+                           ("2015 - Dec", ["18,922.2", "5,0", "3,1", "9,8"])):  # fmt: skip
+        # the dots run up to a word-space before the figure, as in a text layer
+        leader = label + " " + "." * int((COLS[0] - 9 * CW - LEFT) // CW - len(label) - 1)
+        page.text(leader, LEFT, y)
+        for x1, fig in zip(COLS, figures, strict=True):
+            page.right(fig, x1, y)
+        y += PITCH
+    _, cells = _table(page)
+    labels = cells.sort("row_idx")["row_label"].unique(maintain_order=True).to_list()
+    assert labels == ["2016 - Mar", "2015 - Dec"]
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")["text"].to_list()
+    assert first == ["19,264.9", "18,922.2"]
+
+
+def test_a_unit_line_of_another_titled_table_is_not_a_page_head() -> None:
+    """1939-12 p63: the gold-movement table's unit line above must not give the untitled-
+    by-number 'Monetary Stocks of Gold and Silver' table under it a unit."""
+    page = Page()
+    page.centred("Net Movement of Gold to and from the United States", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.centred("1938", COLS[0] - 90, 430)
+    page.centred("1939", COLS[1] - 90, 430)
+    y = 500
+    for label in ("United Kingdom", "France"):
+        page.text(label, LEFT, y)
+        page.right("1,234", COLS[0], y)
+        page.right("2,345", COLS[1], y)
+        y += PITCH
+    y += 6 * PITCH
+    page.centred("Monetary Stocks of Gold and Silver", 1275, y)
+    y += 2 * PITCH
+    page.centred("1938", COLS[0] - 90, y)
+    page.centred("1939", COLS[1] - 90, y)
+    y += 1.5 * PITCH
+    for label in ("Gold", "Silver"):
+        page.text(label, LEFT, y)
+        page.right("14.5", COLS[0], y)
+        page.right("17.6", COLS[1], y)
+        y += PITCH
+    tables, _ = build_tables(page.words(), page.pages())
+    units = dict(zip(tables["statement"], tables["unit"], strict=True))
+    assert units["Net Movement of Gold to and from the United States"] == "millions of dollars"
+    assert units["Monetary Stocks of Gold and Silver"] == "unknown"

@@ -16,24 +16,135 @@ JUNE_2016 = Period("month", D(2016, 6, 1), D(2016, 6, 30), "June 2016")
 
 CASES = [
     # header, context, reference -> kind, start, end, text (None: no period at all)
-    ("1963", "Fiscal years", None, ("fiscal_year", D(1962, 7, 1), D(1963, 6, 30), "fiscal year 1963")),  # noqa: E501
-    ("1984", "Fiscal year", None, ("fiscal_year", D(1983, 10, 1), D(1984, 9, 30), "fiscal year 1984")),  # noqa: E501
-    ("Calendar year 2005 r (1)", "", None, ("calendar_year", D(2005, 1, 1), D(2005, 12, 31), "calendar year 2005")),  # noqa: E501
+    (
+        "1963",
+        "Fiscal years",
+        None,
+        ("fiscal_year", D(1962, 7, 1), D(1963, 6, 30), "fiscal year 1963"),
+    ),  # noqa: E501
+    (
+        "1984",
+        "Fiscal year",
+        None,
+        ("fiscal_year", D(1983, 10, 1), D(1984, 9, 30), "fiscal year 1984"),
+    ),  # noqa: E501
+    (
+        "Calendar year 2005 r (1)",
+        "",
+        None,
+        ("calendar_year", D(2005, 1, 1), D(2005, 12, 31), "calendar year 2005"),
+    ),  # noqa: E501
     ("1963", "", None, ("year", None, D(1963, 12, 31), "1963")),
-    ("2010 / Oct.-Dec.", "", None, ("quarter", D(2010, 10, 1), D(2010, 12, 31), "the October–December 2010 quarter")),  # noqa: E501
-    ("Third quarter 2016, April-June", "", None, ("quarter", D(2016, 4, 1), D(2016, 6, 30), "the April–June 2016 quarter")),  # noqa: E501
-    ("2006 / July through Sept. p (12)", "", None, ("quarter", D(2006, 7, 1), D(2006, 9, 30), "the July–September 2006 quarter")),  # noqa: E501
-    ("2006 / Jan. through Sept. (11)", "", None, ("year_to_date", D(2006, 1, 1), D(2006, 9, 30), "January–September 2006")),  # noqa: E501
-    ("This fiscal year to date / Trust funds (3)", "", JUNE_2016, ("year_to_date", D(2015, 10, 1), D(2016, 6, 30), "fiscal year 2016 through June 2016")),  # noqa: E501
-    ("Prior fiscal year to date / Trust funds (7)", "", JUNE_2016, ("year_to_date", D(2014, 10, 1), D(2015, 6, 30), "fiscal year 2015 through June 2015")),  # noqa: E501
-    ("From inception to Oct. 31, 1939", "", None, ("cumulative_to_date", None, D(1939, 10, 31), "cumulative to October 31, 1939")),  # noqa: E501
-    ("Sept. 30, 1940", "", None, ("as_of_date", D(1940, 9, 30), D(1940, 9, 30), "September 30, 1940")),  # noqa: E501
+    (
+        "2010 / Oct.-Dec.",
+        "",
+        None,
+        ("quarter", D(2010, 10, 1), D(2010, 12, 31), "the October–December 2010 quarter"),
+    ),  # noqa: E501
+    (
+        "Third quarter 2016, April-June",
+        "",
+        None,
+        ("quarter", D(2016, 4, 1), D(2016, 6, 30), "the April–June 2016 quarter"),
+    ),  # noqa: E501
+    (
+        "2006 / July through Sept. p (12)",
+        "",
+        None,
+        ("quarter", D(2006, 7, 1), D(2006, 9, 30), "the July–September 2006 quarter"),
+    ),  # noqa: E501
+    (
+        "2006 / Jan. through Sept. (11)",
+        "",
+        None,
+        ("year_to_date", D(2006, 1, 1), D(2006, 9, 30), "January–September 2006"),
+    ),  # noqa: E501
+    (
+        "This fiscal year to date / Trust funds (3)",
+        "",
+        JUNE_2016,
+        ("year_to_date", D(2015, 10, 1), D(2016, 6, 30), "fiscal year 2016 through June 2016"),
+    ),  # noqa: E501
+    (
+        "Prior fiscal year to date / Trust funds (7)",
+        "",
+        JUNE_2016,
+        ("year_to_date", D(2014, 10, 1), D(2015, 6, 30), "fiscal year 2015 through June 2015"),
+    ),  # noqa: E501
+    (
+        "From inception to Oct. 31, 1939",
+        "",
+        None,
+        ("cumulative_to_date", None, D(1939, 10, 31), "cumulative to October 31, 1939"),
+    ),  # noqa: E501
+    (
+        "Sept. 30, 1940",
+        "",
+        None,
+        ("as_of_date", D(1940, 9, 30), D(1940, 9, 30), "September 30, 1940"),
+    ),  # noqa: E501
     ("06/28/06", "", None, ("as_of_date", D(2006, 6, 28), D(2006, 6, 28), "June 28, 2006")),
-    ("2009 / Sept.", "Total Claims by Country [Position at end of period]", None, ("as_of_date", D(2009, 9, 30), D(2009, 9, 30), "the end of September 2009")),  # noqa: E501
-    ("2020", "End of fiscal year or month", None, ("as_of_date", D(2020, 9, 30), D(2020, 9, 30), "the end of fiscal year 2020 (September 30, 2020)")),  # noqa: E501
-    ("1968 estimate", "Fiscal year", None, ("estimate", D(1967, 7, 1), D(1968, 6, 30), "the fiscal year 1968 estimate")),  # noqa: E501
-    ("1967-January", "Fiscal year or month", None, ("month", D(1967, 1, 1), D(1967, 1, 31), "January 1967")),  # noqa: E501
+    (
+        "2009 / Sept.",
+        "Total Claims by Country [Position at end of period]",
+        None,
+        ("as_of_date", D(2009, 9, 30), D(2009, 9, 30), "the end of September 2009"),
+    ),  # noqa: E501
+    (
+        "2020",
+        "End of fiscal year or month",
+        None,
+        (
+            "as_of_date",
+            D(2020, 9, 30),
+            D(2020, 9, 30),
+            "the end of fiscal year 2020 (September 30, 2020)",
+        ),
+    ),  # noqa: E501
+    (
+        "1968 estimate",
+        "Fiscal year",
+        None,
+        ("estimate", D(1967, 7, 1), D(1968, 6, 30), "the fiscal year 1968 estimate"),
+    ),  # noqa: E501
+    (
+        "1967-January",
+        "Fiscal year or month",
+        None,
+        ("month", D(1967, 1, 1), D(1967, 1, 31), "January 1967"),
+    ),  # noqa: E501
     ("Loans", "", None, None),
+    # 1939-12 p45, 2011-09 FD-5, 1997-09 FCP, 1940-05 p73: real heads added with the gold set
+    (
+        "Uses of Funds of Certain Governmental Corporations for the First 4 Months, Fiscal Year 1940",  # noqa: E501
+        "",
+        None,
+        ("year_to_date", D(1939, 7, 1), D(1939, 10, 31), "fiscal year 1940 through October 1939"),
+    ),  # noqa: E501
+    (
+        "1996 - Oct.",
+        "Monthly Report of Major Market Participants Report Purchased date (1)",
+        None,
+        ("as_of_date", D(1996, 10, 31), D(1996, 10, 31), "the end of October 1996"),
+    ),  # noqa: E501
+    (
+        "1939-Apr.",
+        "Components of Silver Monetary Stock",
+        None,
+        ("as_of_date", D(1939, 4, 30), D(1939, 4, 30), "the end of April 1939"),
+    ),  # noqa: E501
+    (
+        "1950",
+        "Fiecal yoer or manth",
+        None,
+        ("fiscal_year", D(1949, 7, 1), D(1950, 6, 30), "fiscal year 1950"),
+    ),  # noqa: E501
+    (
+        "Corporate bonds / 2006 / 2006 / Jan. through Sept.",
+        "",
+        None,
+        ("year_to_date", D(2006, 1, 1), D(2006, 9, 30), "January–September 2006"),
+    ),  # noqa: E501
 ]
 
 
@@ -47,7 +158,16 @@ def test_real_heads_read_as_periods(header, context, reference, want) -> None:
 
 
 @pytest.mark.parametrize(
-    "header", ["2-3/4% Treasury bonds 1960-65", "Feb. 30, 1940", "Notes due 1951", "1939 1941"]
+    "header",
+    [
+        "2-3/4% Treasury bonds 1960-65",
+        "Feb. 30, 1940",
+        "Notes due 1951",
+        "1939 1941",
+        # a month under a spanner naming several years: which one is not printed
+        "Calendar Years 1938 and 1939, and first quarter 1940 / Number of Vessels / Apr.",
+        "Calendar Years 1938 and 1939, and first quarter 1940",
+    ],
 )
 def test_years_that_are_not_periods(header: str) -> None:
     assert parse_period(header) is NOT_A_PERIOD
@@ -88,7 +208,16 @@ def test_year_stub_misreads_restored_from_their_neighbours() -> None:
     from pipeline.tables.periods import repair_year_run
 
     read = ["1958.", "", "1960", "19EL.", "", "T9OB.", "W96hervcc", "1965.", "1966-July", "Aug."]
-    assert repair_year_run(read)[:8] == ["1958.", "1959", "1960", "1961", "1962", "1963", "1964", "1965."]  # noqa: E501
+    assert repair_year_run(read)[:8] == [
+        "1958.",
+        "1959",
+        "1960",
+        "1961",
+        "1962",
+        "1963",
+        "1964",
+        "1965.",
+    ]  # noqa: E501
     assert repair_year_run(read)[8:] == ["1966-July", "Aug."]
     # months between years, a total row, and item stubs are left alone
     assert repair_year_run(["1958", "1959", "Jan.", "Feb.", "1962"])[2:4] == ["Jan.", "Feb."]
