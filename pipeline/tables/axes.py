@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from datetime import timedelta
 
 from pipeline.tables.periods import NOT_A_PERIOD, Period, carry_years, parse_period
 
@@ -23,7 +24,8 @@ _STUB_HEAD = re.compile(
     r"\b(end of|fiscal|calendar)\b.*\b(year|month)\b|\byear or month\b|\breport\b.*\bdate\b",
     re.IGNORECASE,
 )
-_PERIOD_SHARE = 0.5  # an axis is a period axis when at least half its labels are periods
+_PERIOD_SHARE = 0.5
+_DAY = timedelta(days=1)  # an axis is a period axis when at least half its labels are periods
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,80 @@ def _share(periods: list[Period | None]) -> float:
     if not periods:
         return 0.0
     return sum(p is not None and p is not NOT_A_PERIOD for p in periods) / len(periods)
+
+
+_BARE_MONTH = re.compile(
+    r"^\W*(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\W*$", re.I
+)
+_MONTH_IN = re.compile(r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\b", re.I)
+_BARE_YEAR = re.compile(r"^\W*(18|19|20)\d\d\W*$")
+
+
+def _months(label: str, p: Period | None) -> int | None:
+    """A month row's month number since year 0 (a month, or a month-end position)."""
+    if p is None or p is NOT_A_PERIOD or p.end is None or not _MONTH_IN.search(label or ""):
+        return None
+    if p.kind == "month" or (p.kind == "as_of_date" and (p.end + _DAY).day == 1):
+        return p.end.year * 12 + p.end.month
+    return None
+
+
+def _annual_year(label: str, p: Period | None) -> int | None:
+    """An annual row's year (a bare year stub read as a year, fiscal year, calendar year or
+    year-end position), else None."""
+    if p is None or p is NOT_A_PERIOD or p.end is None or not _BARE_YEAR.match(label or ""):
+        return None
+    return p.end.year if p.kind in ("year", "fiscal_year", "calendar_year", "as_of_date") else None
+
+
+def _direction(values: list[int | None]) -> int:
+    """+1 when most steps between neighbouring values go up, -1 when most go down."""
+    steps = [
+        b - a for a, b in zip(values, values[1:], strict=False) if a is not None and b is not None
+    ]
+    ups, downs = sum(s > 0 for s in steps), sum(s < 0 for s in steps)
+    return 1 if ups >= downs else -1
+
+
+def _chronological(
+    labels: list[str], carried: list[str], periods: list[Period | None]
+) -> list[Period | None]:
+    """Row periods checked against the order the stub prints them in.
+
+    Stubs run one way, oldest first or (2016-09 OFS-2) newest first, and the way most
+    neighbouring rows go is the table's. A month row that turns back against it, or
+    stands more than a year from the last good month, took a year OCR misread (a
+    "February" carried from the year above a lost "1940-January"); so does an annual row
+    more than ten years from the last good one ("1909" after "1938"), and a month row
+    outside the table's annual years ("1947-Jan." for "1967-Jan." under 1966-1968). A bare
+    year row right above a bare month row ("1947" over "August") is a month row whose
+    month OCR lost ("1947-July"). None of these names a period.
+    """
+    out = list(periods)
+    months = [_months(carried[i], p) for i, p in enumerate(periods)]
+    years = [_annual_year(labels[i], p) for i, p in enumerate(periods)]
+    for series, limit in ((months, 13), (years, 10)):
+        way = _direction(series)
+        last = None
+        for i, v in enumerate(series):
+            if v is None:
+                if series is months and (labels[i] or "").strip():
+                    last = None  # an annual row, a heading or an item ends a month run;
+                continue  # a row whose label OCR lost ("" for "1940-January") does not
+            if last is not None and not 0 < way * (v - last) <= limit:
+                out[i] = NOT_A_PERIOD
+                continue
+            last = v
+    good_years = [y for i, y in enumerate(years) if y is not None and out[i] is not NOT_A_PERIOD]
+    if good_years:
+        low, high = min(good_years) - 1, max(good_years) + 2
+        for i, m in enumerate(months):
+            if m is not None and not low <= (m - 1) // 12 <= high:
+                out[i] = NOT_A_PERIOD
+    for i in range(len(labels) - 1):
+        if _BARE_YEAR.match(labels[i] or "") and _BARE_MONTH.match(labels[i + 1] or ""):
+            out[i] = NOT_A_PERIOD
+    return out
 
 
 def axis_periods(
@@ -66,11 +142,12 @@ def axis_periods(
     if title_period is NOT_A_PERIOD:
         title_period = None
     cols = [parse_period(c, context, title_period) for c in col_labels]
-    rows = [parse_period(r, context, title_period) for r in carry_years(row_labels)]
+    carried = carry_years(row_labels)
+    rows = [parse_period(r, context, title_period) for r in carried]
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
         return "col", cols, title_period
     if _share(rows) >= _PERIOD_SHARE:
-        return "row", rows, title_period
+        return "row", _chronological(row_labels, carried, rows), title_period
     if title_period is not None and not _dated(col_labels + row_labels):
         return "title", [], title_period
     return "", [], None
@@ -88,10 +165,23 @@ def _dated(labels: list[str]) -> bool:
 
 
 def cell_periods(
-    col_labels: list[str], row_labels: list[str], title: str, stub_head: str, unit_line: str = ""
+    col_labels: list[str],
+    row_labels: list[str],
+    title: str,
+    stub_head: str,
+    unit_line: str = "",
+    stub_doubt: bool = False,
 ) -> dict[tuple[int, int], CellPeriod]:
-    """Per (row_idx, col_idx): the cell's period and dimension."""
+    """Per (row_idx, col_idx): the cell's period and dimension.
+
+    Row periods take their kind from the stub head ("End of fiscal year or month"). When
+    the stub head holds words the archive does not confirm (``stub_doubt``: "mato
+    caleadar year or month") or names a date of its own ("... of fiscal year 1936": a
+    base the rows are counted from), that kind cannot be trusted: the rows name no period.
+    """
     axis, periods, title_period = axis_periods(col_labels, row_labels, title, stub_head, unit_line)
+    if axis == "row" and (stub_doubt or re.search(r"\b(18|19|20)\d\d\b", stub_head or "")):
+        periods = [None if p is None else NOT_A_PERIOD for p in periods]
     out: dict[tuple[int, int], CellPeriod] = {}
     n_rows, n_cols = len(row_labels), len(col_labels)
     if axis == "col":

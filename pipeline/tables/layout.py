@@ -384,7 +384,10 @@ def read_table(
         if headings and re.match(r"^\W*(grand\s+)?total\b", labels[-1], re.IGNORECASE):
             headings.pop()  # a total closes its group
     labels = repair_year_run(footnoted_month_rows(labels))
-    periods = cell_periods(col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines))
+    stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
+    periods = cell_periods(
+        col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt
+    )
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):
         for col_idx, chunk in placed.items():

@@ -193,8 +193,13 @@ def _period_word(m: re.Match) -> str:
 
 
 def read_period_words(text: str) -> str:
-    """``text`` with one-letter OCR slips of the period words corrected."""
-    return _WORD.sub(_period_word, text)
+    """``text`` with one-letter OCR slips of the period words corrected, "Ted of fiscal"
+    read as "End of fiscal", and a year glued to its month ("1947July") split."""
+    text = _WORD.sub(_period_word, text)
+    text = re.sub(
+        r"\b[A-Za-z]{0,2}[dD]\s+of\s+(?=(fiscal|calendar)\b)", "End of ", text, flags=re.I
+    )
+    return re.sub(r"\b((?:18|19|20)\d\d)(?=[A-Za-z]{3,})", r"\1-", text)
 
 
 def parse_period(header: str, context: str = "", reference: Period | None = None) -> Period | None:
@@ -464,7 +469,8 @@ def carry_years(labels: list[str]) -> list[str]:
     """
     out, year = [], None
     for label in labels:
-        years = _YEAR.findall(label or "")
+        label = re.sub(r"\b((?:18|19|20)\d\d)(?=[A-Za-z]{3,})", r"\1-", label or "")
+        years = _YEAR.findall(label)
         if years:
             # only a month row ("1983-Oct.") dates the months below it; an annual row
             # ("1984", "1984 (Est.)") does not, and a month row whose year OCR lost
