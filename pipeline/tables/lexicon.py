@@ -3,10 +3,11 @@
 Old scans misread letters in row labels ("United Statee Housing", "Federal Farn
 Mortgage"). The same words are printed correctly elsewhere in the archive: in
 born-digital volumes whose text layer is exact, and in other scanned volumes where
-OCR read them with high confidence. The lexicon counts those trustworthy spellings;
-:meth:`Lexicon.correct` replaces a label word the lexicon does not know by the one
-lexicon word a single edit away (the most frequent, when it clearly dominates), and
-reports every replacement so it can be recorded next to the label as read.
+OCR read them with high confidence. The lexicon counts those trustworthy spellings
+(an OCR-only spelling one edit from a far more frequent word is a misreading, not a
+spelling); :meth:`Lexicon.correct` replaces a label word the lexicon does not know by
+the one lexicon word a single edit away (the most frequent, when it clearly dominates),
+and reports every replacement so it can be recorded next to the label as read.
 """
 
 from __future__ import annotations
@@ -82,6 +83,11 @@ class Lexicon:
         return _WORD.sub(fix, label or ""), changes
 
 
+def _plural_pair(a: str, b: str) -> bool:
+    """ "account" / "accounts": both spellings are words."""
+    return a + "s" == b or b + "s" == a
+
+
 def _same_case(word: str, like: str) -> str:
     if like.isupper():
         return word.upper()
@@ -118,4 +124,18 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
     counts: Counter = Counter()
     for token, n in pl.concat([exact, confident]).iter_rows():
         counts[token] += n
+    # A typewriter face makes the same OCR slip confidently, page after page ("truet",
+    # "thousande", "outetanding"): a word known only from OCR that is one edit from a
+    # word the archive prints far more often is that word misread, not a word of its own.
+    printed = set(exact["token"].to_list())
+    choices = sorted(counts)
+    for token in [t for t in choices if t not in printed]:
+        near = process.extract(
+            token, choices, scorer=Levenshtein.distance, score_cutoff=1, limit=None
+        )
+        if any(
+            w != token and counts[w] >= DOMINANCE * counts[token] and not _plural_pair(w, token)
+            for w, _, _ in near
+        ):
+            del counts[token]
     return Lexicon(counts)

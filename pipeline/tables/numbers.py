@@ -20,7 +20,9 @@ from decimal import Decimal
 _MINUS_GLYPHS = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2012": "-"})
 # Vertical rules and box edges tesseract glues to the figure next to them.
 _RULE_GLYPHS = "|[]{}!¦"
-_DASH_ONLY = re.compile(r"^[-._\u2026\s]+$")
+# Dashes print zero; a run of dots is a leader (or an empty stub cell), never a figure:
+# read as zero it made "Fiscal year or month" a value column of zeros (1997-09 audit).
+_DASH_ONLY = re.compile(r"^[-_\s]+$")
 _REVISED_PREFIX = re.compile(r"^r\s*(?=[\d(\-.$OoIl])")
 _REVISED_SUFFIX = re.compile(r"(?<=[\d)])\s*r$")
 _FOOTNOTE_SLASH = re.compile(r"^(?P<core>.*?)(?P<space>\s*)(?P<mark>\d{1,2}/)$")
@@ -55,7 +57,8 @@ def parse_number(text: str | None) -> ParsedNumber | None:
     """Parse one printed table number; ``None`` when ``text`` is not a number.
 
     Accepts thousands separators, decimals, ``(…)`` / leading minus (ASCII, Unicode,
-    en/em dash, OCR ``~``) as negative, dashes and dot runs as zero, footnote marks
+    en/em dash, OCR ``~``) as negative, dashes as zero (a dot run is a leader: not a
+    number), footnote marks
     (``1/``, ``*``, a letter) and ``r`` revised marks before or after the figure, and
     repairs OCR noise (rule glyphs, stray separators, ``.`` for ``,`` in thousands
     groups, ``O``→0 and ``l``/``I``→1 between digits).
