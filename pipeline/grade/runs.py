@@ -105,7 +105,8 @@ def _read_checked(path: Path, schema: Mapping[str, pl.DataType]) -> pl.DataFrame
     """A release Parquet file checked against its declared schema."""
     if not path.is_file():
         raise FileNotFoundError(f"{path}: release file missing")
-    return check_schema(pl.read_parquet(path), schema, str(path))
+    # glob=False: the release's path may hold [ ] * ?, which polars would expand
+    return check_schema(pl.read_parquet(path, glob=False), schema, str(path))
 
 
 def load_release_tasks(release_dir: Path, split: str = "test") -> pl.DataFrame:

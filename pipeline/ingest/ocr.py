@@ -284,7 +284,8 @@ def build_words(
             continue
         intake.ingest(where)
         frames.append(
-            pl.read_parquet(paths[row["image_sha256"]]).with_columns(
+            # glob=False: the cache sits under the data root, whose path may hold [ ] * ?
+            pl.read_parquet(paths[row["image_sha256"]], glob=False).with_columns(
                 doc_id=pl.lit(row["doc_id"]), page_no=pl.lit(row["page_no"], dtype=pl.Int32)
             )
         )

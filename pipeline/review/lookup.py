@@ -137,11 +137,9 @@ def oracle_reads(source: str) -> list[CellRef]:
 
 
 def scan(wh: Warehouse, asset: str) -> pl.LazyFrame | None:
-    """A lazy scan over every part of an asset (None when it has none)."""
-    parts = wh.parts(asset)
-    if not parts:
-        return None
-    return pl.concat([pl.scan_parquet(p) for p in parts], how="diagonal_relaxed")
+    """A lazy scan over every part of an asset (None when it has none), each part read as
+    itself (the data root's path may hold [ ] * ?, which polars would expand)."""
+    return wh.scan(asset)
 
 
 def _table_frame(wh: Warehouse, asset: str, doc_id: str, page_no: int, table_no: int):
@@ -238,12 +236,14 @@ def _release_row(release_dir: Path, task_id: str) -> tuple[dict, str] | None:
     for path, split in ((test, "test"), (dev, "dev")):
         if not path.exists():
             continue
-        rows = pl.read_parquet(path).filter(pl.col("task_id") == task_id).to_dicts()
+        # glob=False here and below: the release's path may hold [ ] * ?
+        rows = pl.read_parquet(path, glob=False).filter(pl.col("task_id") == task_id).to_dicts()
         if not rows:
             continue
         row = rows[0]
         if split == "test" and answers.exists():
-            keys = pl.read_parquet(answers).filter(pl.col("task_id") == task_id).to_dicts()
+            keys = pl.read_parquet(answers, glob=False).filter(pl.col("task_id") == task_id)
+            keys = keys.to_dicts()
             row.update(keys[0] if keys else {})
         return row, f"release {release_dir} ({split} split)"
     return None
@@ -320,7 +320,7 @@ def accepted_task_ids(paths: DataPaths, release_dir: Path | None = None) -> list
         ids: set[str] = set()
         for path in _release_places(Path(release_dir)):
             if Path(path).exists():
-                ids.update(pl.read_parquet(path, columns=["task_id"])["task_id"])
+                ids.update(pl.read_parquet(path, columns=["task_id"], glob=False)["task_id"])
         return sorted(ids)
     lazy = scan(Warehouse(paths), "tasks")
     if lazy is None:

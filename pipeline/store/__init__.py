@@ -2,7 +2,16 @@
 
 from pipeline.store.blobs import BlobStore, sha256_bytes
 from pipeline.store.quarantine import INTAKE_SCHEMA, QUARANTINE_SCHEMA, Intake, storable_path
-from pipeline.store.warehouse import SchemaError, Warehouse, check_schema, run_sql, sql_text
+from pipeline.store.warehouse import (
+    SchemaError,
+    Warehouse,
+    check_schema,
+    duckdb_file,
+    parquet_parts,
+    run_sql,
+    scan_parts,
+    sql_text,
+)
 
 __all__ = [
     "BlobStore",
@@ -12,7 +21,10 @@ __all__ = [
     "SchemaError",
     "Warehouse",
     "check_schema",
+    "duckdb_file",
+    "parquet_parts",
     "run_sql",
+    "scan_parts",
     "sql_text",
     "sha256_bytes",
     "storable_path",

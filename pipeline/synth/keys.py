@@ -20,6 +20,7 @@ import polars as pl
 
 from oracles.sandbox import run_oracles
 from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA
+from pipeline.store import Warehouse
 from pipeline.synth.truth import read_truth
 from pipeline.tables.evaluate import match_tables
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA
@@ -65,13 +66,16 @@ def true_values(warehouse_dir: Path, truth_dir: Path) -> pl.DataFrame:
     evaluator's matching); a warehouse without ``pages`` (a perfect reading built from
     the truth itself) is matched by document, page and table number.
     """
-    documents = pl.read_parquet(warehouse_dir / "documents" / "*.parquet")
-    tables = pl.read_parquet(warehouse_dir / "tables" / "*.parquet")
+    # read by the warehouse, part by part: the folder's path may hold [ ] * ? (a data
+    # root like 'da[ta] {v1}'), which a polars pattern would expand
+    warehouse = Warehouse.at(warehouse_dir)
+    documents = warehouse.read("documents")
+    tables = warehouse.read("tables")
     docs = documents.select("doc_id", "file_name")
     truth_tables = read_truth(truth_dir, "truth_tables").join(docs, on="file_name")
     key = ["doc_id", "page_no", "table_no"]
-    if any((warehouse_dir / "pages").glob("*.parquet")):
-        pages = pl.read_parquet(warehouse_dir / "pages" / "*.parquet")
+    if warehouse.exists("pages"):
+        pages = warehouse.read("pages")
         page_info = pages.select("doc_id", "page_no", "width_px", "height_px")
         found = tables.join(page_info, on=["doc_id", "page_no"], how="left")
         matches = match_tables(truth_tables, found).drop_nulls("table_id")
@@ -93,10 +97,9 @@ def truth_warehouse(warehouse_dir: Path, truth_dir: Path, out_dir: Path) -> Path
     out_dir.mkdir(parents=True)
     # on true values every identity the pipeline found should hold (a misprint's identity
     # included): the oracle API re-asserts them and fails the task where one does not
-    identities = pl.read_parquet(warehouse_dir / "identities" / "*.parquet")
-    cells = pl.read_parquet(warehouse_dir / "table_cells" / "*.parquet").join(
-        truth, on=key, how="left"
-    )
+    warehouse = Warehouse.at(warehouse_dir)
+    identities = warehouse.read("identities")
+    cells = warehouse.read("table_cells").join(truth, on=key, how="left")
     # ... except one over a position the reader left empty (a dash OCR dropped): it
     # cannot be checked on any values, and stays as the pipeline found it
     members = (
@@ -123,9 +126,7 @@ def truth_warehouse(warehouse_dir: Path, truth_dir: Path, out_dir: Path) -> Path
         value=pl.col("true_str").cast(pl.Float64),
         is_number=pl.col("true_str").is_not_null(),
     ).select(list(TABLE_CELLS_SCHEMA))
-    anchored = pl.read_parquet(warehouse_dir / "anchored_cells" / "*.parquet").join(
-        truth, on=key, how="inner"
-    )
+    anchored = warehouse.read("anchored_cells").join(truth, on=key, how="inner")
     anchored = anchored.with_columns(
         value_str=pl.col("true_str"),
         printed_str=pl.col("true_str"),

@@ -84,8 +84,11 @@ def evaluate_tables(
     """
     truth_dir = Path(truth_dir)
     docs = documents.select("doc_id", "file_name")
-    truth_tables = pl.read_parquet(truth_dir / "truth_tables.parquet").join(docs, on="file_name")
-    truth_cells = pl.read_parquet(truth_dir / "truth_cells.parquet").join(docs, on="file_name")
+    # glob=False: the truth folder's path may hold [ ] * ?, which polars would expand
+    truth_tables = pl.read_parquet(truth_dir / "truth_tables.parquet", glob=False)
+    truth_tables = truth_tables.join(docs, on="file_name")
+    truth_cells = pl.read_parquet(truth_dir / "truth_cells.parquet", glob=False)
+    truth_cells = truth_cells.join(docs, on="file_name")
     page_info = pages.select("doc_id", "page_no", "quality", "width_px", "height_px")
     truth_tables = truth_tables.join(page_info, on=["doc_id", "page_no"], how="left")
     found = tables.filter(pl.col("doc_id").is_in(truth_tables["doc_id"].unique().implode()))

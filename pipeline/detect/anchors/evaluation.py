@@ -47,8 +47,9 @@ def evaluate_anchors(
     for name in ("truth_cells", "truth_identities"):
         if not (truth_dir / f"{name}.parquet").exists():
             raise FileNotFoundError(f"{truth_dir / name}.parquet: missing ground truth file")
-    truth = pl.read_parquet(truth_dir / "truth_cells.parquet")
-    truth_ids = pl.read_parquet(truth_dir / "truth_identities.parquet")
+    # glob=False: the truth folder's path may hold [ ] * ?, which polars would expand
+    truth = pl.read_parquet(truth_dir / "truth_cells.parquet", glob=False)
+    truth_ids = pl.read_parquet(truth_dir / "truth_identities.parquet", glob=False)
     place = ["file_name", "page_no", "table_no", "row_idx", "col_idx"]
     table_key = ["file_name", "page_no", "table_no"]
     truth = truth.with_columns(pl.col("page_no", "table_no", "row_idx", "col_idx").cast(pl.Int32))
@@ -99,7 +100,7 @@ def evaluate_anchors(
     # label): the ones the other printings can settle
     reprinted = misprints.clear()
     if (truth_dir / "truth_tables.parquet").exists():
-        series = pl.read_parquet(truth_dir / "truth_tables.parquet").select(
+        series = pl.read_parquet(truth_dir / "truth_tables.parquet", glob=False).select(
             "file_name", "series_id", pl.col("page_no", "table_no").cast(pl.Int32)
         )
         fact = ["series_id", "row_label", "col_label"]

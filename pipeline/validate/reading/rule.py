@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pipeline.store import Warehouse
 from pipeline.validate.reading.cells import (
     SourceCell,
     check_reading,
@@ -51,15 +52,21 @@ class ReadingContext:
         if sources.is_empty():
             return context
         wanted = sources.select(_CELL_KEY).unique()
-        tables_dir, cells_dir = Path(warehouse_dir) / "tables", Path(warehouse_dir) / "table_cells"
-        if any(tables_dir.glob("*.parquet")):
-            tables = pl.read_parquet(
-                tables_dir / "*.parquet", columns=["table_id", *_TABLE_KEY, "statement", "unit"]
-            ).join(wanted.select(_TABLE_KEY).unique(), on=_TABLE_KEY)
+        # parts listed by the warehouse, each read as itself: the folder's path may hold
+        # [ ] * ? (a data root like 'da[ta] {v1}'), which polars would take as a pattern
+        warehouse = Warehouse.at(warehouse_dir)
+        tables = warehouse.scan("tables")
+        if tables is not None:
+            tables = (
+                tables.select("table_id", *_TABLE_KEY, "statement", "unit")
+                .collect()
+                .join(wanted.select(_TABLE_KEY).unique(), on=_TABLE_KEY)
+            )
             for t in tables.iter_rows(named=True):
                 context.tables[tuple(t[k] for k in _TABLE_KEY)] = t
-            context._load_totals(Path(warehouse_dir) / "identities", tables)
-        if any(cells_dir.glob("*.parquet")):
+            context._load_totals(warehouse, tables)
+        cells = warehouse.scan("table_cells")
+        if cells is not None:
             columns = [
                 "row_parent",
                 "period_kind",
@@ -69,8 +76,7 @@ class ReadingContext:
                 "dimension",
             ]
             cells = (
-                pl.scan_parquet(cells_dir / "*.parquet")
-                .select(*_CELL_KEY, *columns)
+                cells.select(*_CELL_KEY, *columns)
                 .join(wanted.lazy(), on=_CELL_KEY, how="semi")
                 .collect()
             )
@@ -78,15 +84,16 @@ class ReadingContext:
                 context.cells[tuple(c[k] for k in _CELL_KEY)] = c
         return context
 
-    def _load_totals(self, identities_dir: Path, tables: pl.DataFrame) -> None:
-        if not any(identities_dir.glob("*.parquet")):
+    def _load_totals(self, warehouse: Warehouse, tables: pl.DataFrame) -> None:
+        identities = warehouse.scan("identities")
+        if identities is None:
             return
         columns = ["table_id", "total_row_idx", "total_col_idx", "member_rows", "member_cols"]
         keys = {
             t["table_id"]: tuple(t[k] for k in _TABLE_KEY) for t in tables.iter_rows(named=True)
         }
-        identities = pl.read_parquet(identities_dir / "*.parquet", columns=columns).filter(
-            pl.col("table_id").is_in(list(keys))
+        identities = (
+            identities.select(columns).filter(pl.col("table_id").is_in(list(keys))).collect()
         )
         for i in identities.iter_rows(named=True):
             totals = self.totals.setdefault(keys[i["table_id"]], {})
