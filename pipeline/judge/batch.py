@@ -14,6 +14,7 @@ one of two ways:
 
 from __future__ import annotations
 
+import glob
 import json
 import re
 from collections.abc import Iterable
@@ -60,7 +61,9 @@ def spreadsheetbench_cases(
     for task in _tasks(root):
         tid = str(task["id"])
         folder = root / task.get("spreadsheet_path", f"spreadsheet/{tid}")
-        for k, inp in enumerate(sorted(folder.glob(f"*_{tid}_input.xlsx"))):
+        # escaped: a task id may hold [ ] * ?, which glob would expand
+        inputs = sorted(folder.glob(f"*_{glob.escape(tid)}_input.xlsx"))
+        for k, inp in enumerate(inputs):
             n = inp.name.split("_", 1)[0]
             base = JudgeCase(
                 case_id=f"{tid}/{n}",

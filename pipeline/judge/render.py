@@ -13,6 +13,7 @@ which keeps diff_ref and diff_model in context at a fraction of the tokens.
 
 from __future__ import annotations
 
+import glob
 import json
 import subprocess
 import tempfile
@@ -198,5 +199,6 @@ def render_sheets(
                 subprocess.run(cmd, check=True, capture_output=True, timeout=PDFTOPPM_TIMEOUT_S)
             except (subprocess.SubprocessError, OSError) as exc:
                 raise WorkbookError(f"{path}: pdftoppm failed on sheet {name!r}: {exc}") from exc
-            images[name] = sorted(out_dir.glob(f"{prefix.name}-*.png"))
+            # escaped: the workbook's name may hold [ ] * ?, which glob would expand
+            images[name] = sorted(out_dir.glob(f"{glob.escape(prefix.name)}-*.png"))
     return images
