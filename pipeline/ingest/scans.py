@@ -411,7 +411,7 @@ def build_pages(
     todo: list[str] = []
     for sha in documents["file_sha256"].unique(maintain_order=True):
         path = cache_dir / f"{sha}_{render_dpi}dpi_v{PAGE_MEASURE_VERSION}.parquet"
-        frame = pl.read_parquet(path) if path.exists() else None
+        frame = pl.read_parquet(path, glob=False) if path.exists() else None  # "[" in roots
         # a cache entry is only good while the images it names are still stored
         if frame is not None and all(map(blobs.exists, frame["image_sha256"].drop_nulls())):
             cached[sha] = frame

@@ -124,11 +124,6 @@ def test_show_evidence_from_a_release_in_a_glob_like_folder(odd_build, tmp_path)
     assert (tmp_path / "t.png").exists()
 
 
-@pytest.mark.xfail(
-    reason="pipeline/ingest/scans.py (pages stage) reads its page cache under the data root "
-    "with pl.read_parquet(path), a polars glob: a rebuild finds no file (being fixed there)",
-    strict=False,
-)
 def test_a_rebuild_reuses_the_release(odd_build):
     paths, scans, result = odd_build
     assert result.exit_code == 0, result.output
