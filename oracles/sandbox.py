@@ -254,13 +254,13 @@ def sweep_stale_scratch(tmp: str | Path | None = None) -> list[Path]:
             or _pid_alive(int(pid))
         ):
             continue
-        _remove_tree(path)
+        remove_tree(path)
         removed.append(path)
     return removed
 
 
-def _remove_tree(path: Path) -> None:
-    """Remove a scratch tree, its read-only chroot folders included."""
+def remove_tree(path: Path) -> None:
+    """Remove a tree, its read-only folders included (sandbox scratch, release staging)."""
 
     def writable_then_retry(func, name, _exc) -> None:  # noqa: ANN001 - rmtree's onerror
         try:
@@ -317,7 +317,7 @@ class _Pool:
         worker.stop()
         folder = self.folders.pop(worker, None)
         if folder is not None:
-            _remove_tree(folder)
+            remove_tree(folder)
 
     def replace(self, worker: _Worker) -> None:
         assert worker.proc.stdout is not None
@@ -335,7 +335,7 @@ class _Pool:
             self._stop(worker)
         self.sel.close()
         self.log.close()
-        _remove_tree(self.scratch)
+        remove_tree(self.scratch)
 
 
 def run_oracles(

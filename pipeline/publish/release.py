@@ -15,7 +15,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import polars as pl
 
+from oracles.sandbox import remove_tree
 from pipeline.publish.card import dataset_card
 from pipeline.publish.changelog import changelog_markdown, diff_keys, previous_release, release_keys
 from pipeline.publish.manifest import sha256_file, write_manifest
@@ -68,20 +68,9 @@ def _remove_staging(releases_dir: Path) -> list[Path]:
     removed = []
     for path in sorted(releases_dir.iterdir()):
         if staging_version(path.name) and path.is_dir() and not path.is_symlink():
-            _remove_tree(path)
+            remove_tree(path)
             removed.append(path)
     return removed
-
-
-def _remove_tree(path: Path) -> None:
-    def writable_then_retry(func, name, _exc) -> None:  # noqa: ANN001 - rmtree's onerror
-        try:
-            os.chmod(os.path.dirname(name), 0o755)
-            func(name)
-        except OSError:
-            pass
-
-    shutil.rmtree(path, onerror=writable_then_retry)
 
 
 def clean_staging(releases_dir: Path) -> list[Path]:
@@ -229,6 +218,6 @@ def _publish(
         except OSError as err:
             raise ReleaseExists(f"release {target} appeared while publishing: {err}") from err
     except BaseException:
-        _remove_tree(staging)
+        remove_tree(staging)
         raise
     return target
