@@ -31,12 +31,12 @@ from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
 from pipeline.tables.periods import repair_year_run
+from pipeline.tables.preamble import read_preamble
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
-from pipeline.tables.titles import is_legend, split_title, title_like
-from pipeline.tables.units import is_unit_line, read_unit, table_unit
+from pipeline.tables.titles import split_title
+from pipeline.tables.units import is_unit_line, table_unit
 
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
-_SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
 # Figures a column head prints among its words: "Within 1 year", "1-5 years", "20 years
 # or more" (maturity classes). A line of such figures *and* words is a head line.
@@ -594,150 +594,6 @@ def _continuation(inner: list[RowLine]) -> tuple[str, tuple[str, float] | None]:
         elif text:
             parts.append(text)
     return " ".join(parts[-2:]), heading
-
-
-def read_preamble(
-    preamble: list[RowLine], pitch: float, height: float, find_untitled: bool = True
-) -> tuple[str, list[str], list[RowLine]]:
-    """Title, unit lines and header lines from the lines above the first body row.
-
-    The title is a "Table ..." line (with the line after it when the title wraps), or
-    else the title-like text lines just above the unit line or the headers; a chart
-    legend (several short phrases spread over the line) is never a title.
-    """
-    title_at = max((i for i, r in enumerate(preamble) if r.kind == "title"), default=None)
-    unit_at = [i for i, r in enumerate(preamble) if r.kind == "unit"]
-    if title_at is not None:
-        # a unit line above the title is printed at the head of the page, for every table
-        # on it (the caller reads it as the page head), not under this table's title
-        unit_at = [i for i in unit_at if i > title_at]
-    last_unit = unit_at[-1] if unit_at else None
-    unit_lines = [preamble[i].line.text for i in reversed(unit_at)]
-    title = ""
-    if title_at is not None:
-        parts = [preamble[title_at]]
-        first = preamble[title_at].line
-        for r in preamble[title_at + 1 :]:
-            # a wrapped title goes on in one phrase right under its first line, centred
-            # under it (or flush with it); a column head under a title without a unit
-            # line ("Held by", "Millions of dollars") stands over the value columns
-            close = r.line.y0 - parts[-1].line.y1 <= 1.2 * height
-            chunks = r.line.chunks
-            one_phrase = all(
-                b.x0 - a.x1 < 2 * height for a, b in zip(chunks, chunks[1:], strict=False)
-            )
-            aligned = (
-                abs((r.line.x0 + r.line.x1) / 2 - (first.x0 + first.x1) / 2) <= 2 * height
-                or abs(r.line.x0 - first.x0) <= height
-            )
-            if not (r.kind == "text" and close and one_phrase and aligned):
-                break
-            if _legend(r, height) or _SOURCE_NOTE.match(r.line.text):
-                break
-            if read_unit(r.line.text) is not None:
-                # "Holdings at end of period in millions of dollars. Source: ..." under
-                # the title is its unit line, whatever words it opens with
-                unit_lines.insert(0, r.line.text)
-                title_at += 1
-                break
-            parts.append(r)
-        title = " ".join(r.line.text for r in parts)
-        title_at += len(parts) - 1
-    elif last_unit is not None:
-        # the title lines right above the unit line: at most two, close together, and
-        # never a note of the table above ("Note: Negative figures ...", "3 This does ...")
-        above: list[RowLine] = []
-        below = preamble[last_unit]
-        for r in reversed(preamble[max(0, last_unit - 2) : last_unit]):
-            if (
-                r.kind != "text"
-                or not title_like(r.line.text)
-                or _legend(r, height)
-                or _NOTE_LINE.match(r.line.text)
-                or below.line.y0 - r.line.y1 > 2.5 * height
-            ):
-                break
-            above.insert(0, r)
-            below = r
-        title = " ".join(r.line.text for r in above)
-    start = max(i for i in (title_at, last_unit, -1) if i is not None) + 1
-    # A source note ("[Source: ...]") under the title is not a column header.
-    headers = [r for r in preamble[start:] if not _SOURCE_NOTE.match(r.line.text)]
-    # Without a title or unit line, the headers are the lines just above the first row;
-    # footnotes of the table above are separated from them by a gap.
-    tail: list[RowLine] = []
-    for row in reversed(headers):
-        if tail and tail[0].mid - row.mid > 2.5 * pitch:
-            break
-        tail.insert(0, row)
-    if not title and find_untitled:
-        # an untitled-by-number table: its title is the run of sentence-like lines
-        # (one phrase each, several words) at the top of its heads, centred over them
-        skip = 1 if tail and _page_number(tail[0]) else 0
-        lead = []
-        for row in tail[skip:]:
-            if not (_title_line(row, height) or lead and _title_continued(row, lead[-1], height)):
-                break
-            lead.append(row)
-        if lead and skip + len(lead) < len(tail):
-            title = " ".join(r.line.text for r in lead)
-            tail = tail[skip + len(lead) :]
-        else:
-            # or the last run of such lines above the heads, set off by a rule or a gap
-            above = headers[: len(headers) - len(tail)]
-            run: list[RowLine] = []
-            for row in reversed(above):
-                if _title_line(row, height) and (not run or run[0].mid - row.mid <= 2 * pitch):
-                    run.insert(0, row)
-                elif run:
-                    break
-            if run and (tail[0].mid - run[-1].mid if tail else 0) <= 12 * pitch:
-                title = " ".join(r.line.text for r in run)
-    return title.strip(), unit_lines, tail
-
-
-# a footnote or note line of the table above: "Note: ...", "3 This does not ...", "2/ ..."
-_NOTE_LINE = re.compile(r"^\s*([A-Za-z]ote\s*:|\d{1,2}/?\s|\*|source\s*:)", re.IGNORECASE)
-
-
-def _title_line(row: RowLine, height: float) -> bool:
-    """A line that reads as a title: one phrase of three or more words, no figures."""
-    chunks = row.line.chunks
-    if row.kind not in ("text", "title") or any(c.is_number for c in chunks):
-        return False
-    gaps = [b.x0 - a.x1 for a, b in zip(chunks, chunks[1:], strict=False)]
-    text = row.line.text
-    # one phrase; a long title line may keep one wide gap where OCR dropped a word
-    wide = [g for g in gaps if g >= 2 * height]
-    one_phrase = not wide or (len(wide) == 1 and wide[0] < 10 * height and len(text.split()) >= 5)
-    return one_phrase and len(text.split()) >= 3 and title_like(text)
-
-
-def _title_continued(row: RowLine, above: RowLine, height: float) -> bool:
-    """The second line of a wrapped title, figures allowed ("for the First 4 Months,
-    Fiscal Year 1940"): one phrase right under the line above, mostly words, going on
-    with a lower-case word."""
-    chunks = row.line.chunks
-    if row.kind != "text" or row.line.y0 - above.line.y1 > 1.5 * height:
-        return False
-    if any(b.x0 - a.x1 >= 2 * height for a, b in zip(chunks, chunks[1:], strict=False)):
-        return False
-    if not row.line.text[:1].islower():
-        return False  # a subtitle ("Calendar Years 1938 and 1939") or a unit line, not a run-on
-    words = [w for w in row.line.text.split() if re.search(r"[A-Za-z]{2,}", w)]
-    figures = [c for c in chunks if c.is_number]
-    return len(words) >= 3 and len(figures) < len(words) and title_like(row.line.text)
-
-
-def _page_number(row: RowLine) -> bool:
-    """A line holding only a figure (the page number over the table)."""
-    return len(row.line.chunks) == 1 and row.line.chunks[0].is_number
-
-
-def _legend(row: RowLine, height: float) -> bool:
-    chunks = row.line.chunks
-    gaps = [b.x0 - a.x1 for a, b in zip(chunks, chunks[1:], strict=False)]
-    return is_legend([c.text for c in chunks], gaps, height)
 
 
 def _cell_record(
