@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pipeline.detect import diffs
+from pipeline.detect import alignment
 from pipeline.detect.diffs import cell_key, diff_workbooks
 from pipeline.ingest.workbooks import Cell, Sheet, Workbook
 from pipeline.judge.checker import build_checker
@@ -196,8 +196,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         k = args.legacy_rows
         sig_a, sig_b = signatures(ledger(k)), signatures(ledger(k))
         same = lambda i, j: 1.0  # noqa: E731 - never called on identical sequences
-        timed(lambda: diffs._align_block(sig_a, sig_b, same, diffs.GAP_PENALTY), "old")
-        timed(lambda: diffs.align(sig_a, sig_b, same), "new")
+        timed(lambda: alignment._align_block(sig_a, sig_b, same, alignment.GAP_PENALTY), "old")
+        timed(lambda: alignment.align(sig_a, sig_b, same), "new")
         old_s, new_s = CPU["old"], CPU["new"]
         report["legacy_align_s"], report["anchored_align_s"] = old_s, new_s
         print(

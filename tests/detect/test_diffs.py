@@ -10,7 +10,7 @@ import openpyxl
 import pytest
 from openpyxl.chart import LineChart, Reference
 
-from pipeline.detect import diffs
+from pipeline.detect import alignment
 from pipeline.detect.diffs import DIFFS_SCHEMA, diff_workbooks, formula_signature
 from pipeline.ingest.workbooks import Workbook, read_workbook
 
@@ -188,10 +188,10 @@ def test_long_sequences_are_anchored_and_align_insertions_exactly() -> None:
     """Past ANCHOR_MIN_LENGTH the aligner anchors on unique equal rows and aligns only
     the gaps: an identical copy pairs every row with itself, and rows inserted and
     deleted in a long sheet are found as such (no cascade of changed rows)."""
-    n = diffs.ANCHOR_MIN_LENGTH * 2
+    n = alignment.ANCHOR_MIN_LENGTH * 2
     a = _rows(n, 1)
     same = lambda i, j: 1.0 if a[i] == a[j] else 0.0  # noqa: E731
-    assert diffs.align(a, list(a), same) == [(i, i) for i in range(n)]
+    assert alignment.align(a, list(a), same) == [(i, i) for i in range(n)]
     b = list(a)
     deleted = {1_000, 1_001, 5_555}
     b = [row for i, row in enumerate(a) if i not in deleted]
@@ -201,7 +201,7 @@ def test_long_sequences_are_anchored_and_align_insertions_exactly() -> None:
     def similarity(i: int, j: int) -> float:
         return 1.0 if a[i] == b[j] else 0.0
 
-    pairs = diffs.align(a, b, similarity)
+    pairs = alignment.align(a, b, similarity)
     assert sorted(i for i, j in pairs if j is None) == sorted(deleted)
     assert sorted(b[j] for i, j in pairs if i is None) == sorted(
         ("new", x) for x in (10, 4_000, 7_000)
@@ -209,10 +209,10 @@ def test_long_sequences_are_anchored_and_align_insertions_exactly() -> None:
     assert all(a[i] == b[j] for i, j in pairs if i is not None and j is not None)
     # the quadratic path gives the same pairs where both apply
     short_a, short_b = a[:1_500], [r for r in b[:1_500]]
-    quad = diffs._align_block(short_a, short_b, similarity, diffs.GAP_PENALTY)
+    quad = alignment._align_block(short_a, short_b, similarity, alignment.GAP_PENALTY)
     assert [p for p in quad if None in p] == [
         p
-        for p in diffs._anchored(short_a, short_b, 0, 1_500, 0, 1_500, similarity, 0.5)
+        for p in alignment._anchored(short_a, short_b, 0, 1_500, 0, 1_500, similarity, 0.5)
         if None in p
     ]
 
