@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.ingest.discovery import Rejected
 from pipeline.ingest.pdf_checks import MAX_FORM_DRAWS, PdfInspector, inspect_pdf
-from pipeline.synth.malformed import _form_fanout_pdf, text_page_pdf
+from pipeline.synth.pdf_bytes import _form_fanout_pdf, text_page_pdf
 
 
 def test_a_check_past_its_time_limit_rejects_that_document_only(tmp_path):
