@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pipeline.tables.periods import NOT_A_PERIOD, Period, carry_years, parse_period
+from pipeline.tables.periods import MONTH_WORD, NOT_A_PERIOD, Period, carry_years, parse_period
 
 # "End of calendar year or month", "Fiscal year or month", "Report date": what the rows
 # are, printed over the first value column (its levels may come back in either order)
@@ -50,13 +50,12 @@ def _share(periods: list[Period | None]) -> float:
 _BARE_MONTH = re.compile(
     r"^\W*(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\W*$", re.I
 )
-_MONTH_IN = re.compile(r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\b", re.I)
 _BARE_YEAR = re.compile(r"^\W*(18|19|20)\d\d\W*$")
 
 
 def _months(label: str, p: Period | None) -> int | None:
     """A month row's month number since year 0 (a month, or a month-end position)."""
-    if p is None or p is NOT_A_PERIOD or p.end is None or not _MONTH_IN.search(label or ""):
+    if p is None or p is NOT_A_PERIOD or p.end is None or not MONTH_WORD.search(label or ""):
         return None
     if p.kind == "month" or (p.kind == "as_of_date" and (p.end + _DAY).day == 1):
         return p.end.year * 12 + p.end.month

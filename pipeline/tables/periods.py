@@ -46,6 +46,7 @@ MONTHS = (
 ).split()
 _MONTH_ALT = r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 _MONTH = re.compile(rf"\b({_MONTH_ALT})[a-z]*\.?", re.IGNORECASE)
+MONTH_WORD = _MONTH  # a month named anywhere in a label ("1939-Apr.", "February 1940")
 _YEAR = re.compile(r"(?<![\d/.])(1[89]\d\d|20\d\d)(?![\d%])")
 _YEAR_SPAN = re.compile(r"\b(1[89]\d\d|20\d\d)\s*[-\u2013\u2014]\s*(\d{2}|\d{4})\b")
 _QUARTER_RANGE = re.compile(
@@ -192,6 +193,14 @@ def _period_word(m: re.Match) -> str:
     return word
 
 
+_GLUED_YEAR = re.compile(r"\b((?:18|19|20)\d\d)(?=[A-Za-z]{3,})")
+
+
+def split_glued_year(text: str) -> str:
+    """A year OCR glued to the month after it, split: "1947July" -> "1947-July"."""
+    return _GLUED_YEAR.sub(r"\1-", text)
+
+
 def read_period_words(text: str) -> str:
     """``text`` with one-letter OCR slips of the period words corrected, "Ted of fiscal"
     read as "End of fiscal", and a year glued to its month ("1947July") split."""
@@ -199,7 +208,7 @@ def read_period_words(text: str) -> str:
     text = re.sub(
         r"\b[A-Za-z]{0,2}[dD]\s+of\s+(?=(fiscal|calendar)\b)", "End of ", text, flags=re.I
     )
-    return re.sub(r"\b((?:18|19|20)\d\d)(?=[A-Za-z]{3,})", r"\1-", text)
+    return split_glued_year(text)
 
 
 def parse_period(header: str, context: str = "", reference: Period | None = None) -> Period | None:
@@ -469,7 +478,7 @@ def carry_years(labels: list[str]) -> list[str]:
     """
     out, year = [], None
     for label in labels:
-        label = re.sub(r"\b((?:18|19|20)\d\d)(?=[A-Za-z]{3,})", r"\1-", label or "")
+        label = split_glued_year(label or "")
         years = _YEAR.findall(label)
         if years:
             # only a month row ("1983-Oct.") dates the months below it; an annual row
