@@ -139,7 +139,8 @@ def _lost_update(valid: bytes) -> bytes:
     return valid + update[: len(update) // 2]
 
 
-def _image_pdf(width: int, colorspace: bytes) -> bytes:
+def _one_image_pdf(image: bytes) -> bytes:
+    """A one-page PDF whose page draws the image XObject ``image`` full-page."""
     return raw_pdf(
         [
             b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -147,12 +148,18 @@ def _image_pdf(width: int, colorspace: bytes) -> bytes:
             b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
             b"/Resources << /XObject << /Im1 5 0 R >> >> >>",
             pdf_stream(b"q 612 0 0 792 0 0 cm /Im1 Do Q"),
-            pdf_stream(
-                zlib.compress(bytes(4096), 9),
-                b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s "
-                b"/BitsPerComponent 8 /Filter /FlateDecode" % (width, width, colorspace),
-            ),
+            image,
         ]
+    )
+
+
+def _image_pdf(width: int, colorspace: bytes) -> bytes:
+    return _one_image_pdf(
+        pdf_stream(
+            zlib.compress(bytes(4096), 9),
+            b"/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s "
+            b"/BitsPerComponent 8 /Filter /FlateDecode" % (width, width, colorspace),
+        )
     )
 
 
@@ -188,19 +195,12 @@ def _jpx_pdf(side: int) -> bytes:
         buf, "JPEG2000", irreversible=False, tile_size=(4096, 4096)
     )
     data = buf.getvalue()
-    return raw_pdf(
-        [
-            b"<< /Type /Catalog /Pages 2 0 R >>",
-            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-            b"/Resources << /XObject << /Im1 5 0 R >> >> >>",
-            pdf_stream(b"q 612 0 0 792 0 0 cm /Im1 Do Q"),
-            pdf_stream(
-                bytes(data),
-                b"/Type /XObject /Subtype /Image /Width 100 /Height 100 "
-                b"/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /JPXDecode",
-            ),
-        ]
+    return _one_image_pdf(
+        pdf_stream(
+            bytes(data),
+            b"/Type /XObject /Subtype /Image /Width 100 /Height 100 "
+            b"/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /JPXDecode",
+        )
     )
 
 
