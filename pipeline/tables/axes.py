@@ -16,13 +16,24 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pipeline.tables.periods import MONTH_WORD, NOT_A_PERIOD, Period, carry_years, parse_period
+from pipeline.tables.periods import (
+    MONTH_WORD,
+    NOT_A_PERIOD,
+    Period,
+    carry_years,
+    parse_period,
+    read_period_words,
+)
 
 # "End of calendar year or month", "Fiscal year or month", "Report date": what the rows
 # are, printed over the first value column (its levels may come back in either order)
 _STUB_HEAD = re.compile(
     r"\b(end of|fiscal|calendar)\b.*\b(year|month)\b|\byear or month\b|\breport\b.*\bdate\b",
     re.IGNORECASE,
+)
+# the words of a stub head that says what the rows are ("End of fiscal year or month")
+_PERIOD_HEAD = re.compile(
+    r"\b(years?|months?|fiscal|calendar|dates?|period|quarters?|weeks?|end|ended)\b", re.I
 )
 _PERIOD_SHARE = 0.5
 _DAY = timedelta(days=1)  # an axis is a period axis when at least half its labels are periods
@@ -177,9 +188,12 @@ def cell_periods(
     the stub head holds words the archive does not confirm (``stub_doubt``: "mato
     caleadar year or month") or names a date of its own ("... of fiscal year 1936": a
     base the rows are counted from), that kind cannot be trusted: the rows name no period.
+    A doubtful stub head that names no period at all ("Ratios of in 39 =", a title OCR
+    ran into the stub) gives the rows no kind to distrust.
     """
     axis, periods, title_period = axis_periods(col_labels, row_labels, title, stub_head, unit_line)
-    if axis == "row" and (stub_doubt or re.search(r"\b(18|19|20)\d\d\b", stub_head or "")):
+    doubt = stub_doubt and bool(_PERIOD_HEAD.search(read_period_words(stub_head or "")))
+    if axis == "row" and (doubt or re.search(r"\b(18|19|20)\d\d\b", stub_head or "")):
         periods = [None if p is None else NOT_A_PERIOD for p in periods]
     out: dict[tuple[int, int], CellPeriod] = {}
     n_rows, n_cols = len(row_labels), len(col_labels)

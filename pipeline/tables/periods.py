@@ -169,9 +169,16 @@ _PRIOR = re.compile(r"\b(prior|previous|preceding|last)\b", re.IGNORECASE)
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
 
 
+# "1935 = 100", "1935-39 = 100": the base of an index, printed over its columns; the
+# year names what the figures are counted from, not the period they cover
+_INDEX_BASE = re.compile(r"\b(1[89]\d\d|20\d\d)(\s*[-\u2013]\s*\d{2,4})?\s*=\s*100\b")
+
+
 def clean_header(text: str) -> str:
-    """A header without column numbers "(3)" and preliminary / revised marks."""
-    return " ".join(_COLUMN_NUMBER.sub(" ", read_period_words(text or "")).split())
+    """A header without column numbers "(3)", preliminary / revised marks and an index
+    base ("1935 = 100")."""
+    text = _INDEX_BASE.sub(" ", read_period_words(text or ""))
+    return " ".join(_COLUMN_NUMBER.sub(" ", text).split())
 
 
 # The words that decide a period's kind; OCR of old pages misspells them by one letter

@@ -232,3 +232,25 @@ def test_a_unit_in_one_column_head_is_not_the_tables_unit() -> None:
     assert not table_unit("Money in Circulation", [], heads, []).known
     spanned = ["Millions of dollars / Coin", "Millions of dollars / Currency"]
     assert table_unit("Money in Circulation", [], spanned, []).words == "millions of dollars"
+
+
+def test_an_index_base_is_no_period() -> None:
+    """1939-12 p68 (Ratios of Index of Wholesale Prices): "1935 = 100" printed over the
+    value columns is the base of the index, not the period of its figures; the rows
+    ("1935", "1938-Sept.", "Oct.") carry the periods."""
+    from pipeline.tables.axes import cell_periods
+
+    assert parse_period("1935 = 100") is None
+    assert parse_period("1935-39 = 100 / Unweighted") is None
+    heads = ["1935 = 100 / Weighted by U. S. exports", "1935 = 100 / Weighted by U. S. imports"]
+    rows = ["1935", "1936", "1938-Sept", "Oct"]
+    got = cell_periods(heads, rows, "", "Ratios of in 39 =", "", stub_doubt=True)
+    assert [got[(r, 0)].period.key for r in range(4)] == [
+        ("year", "", "1935-12-31"),
+        ("year", "", "1936-12-31"),
+        ("month", "1938-09-01", "1938-09-30"),
+        ("month", "1938-10-01", "1938-10-31"),
+    ]
+    # a doubtful stub head that names the rows' kind still voids them
+    doubted = cell_periods(heads, rows, "", "mato caleadar year or month", "", stub_doubt=True)
+    assert doubted[(0, 0)].period is NOT_A_PERIOD
