@@ -55,6 +55,8 @@ _QUARTER_RANGE = re.compile(
 _QUARTER_WORD = re.compile(
     r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b|\bq([1-4])\b", re.IGNORECASE
 )
+# a year joined to a short word or one digit: a month row ("1939-Mar.") or its misreading
+_YEAR_AND_WORD = re.compile(r"\b(1[89]\d\d|20\d\d)\s*[-\u2013\u2014]\s*([A-Za-z]{1,6}|\d)\b")
 _DAY_DATE = re.compile(rf"\b({_MONTH_ALT})[a-z]*\.?\s+(\d{{1,2}}),?\s*(1[89]\d\d|20\d\d)\b", re.I)
 _ESTIMATE = re.compile(r"\bestimated?\b|\best\.|\bprojected\b|\bbudget estimate", re.IGNORECASE)
 _TO_DATE = re.compile(r"\bto\s+date\b|\byear[- ]to[- ]date\b|\bytd\b", re.IGNORECASE)
@@ -292,6 +294,9 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
     years = [int(y) for y in _YEAR.findall(text)]
     if not years:
         return None
+    glued = _YEAR_AND_WORD.search(text)
+    if glued and not _MONTH.match(glued.group(2)) and not _ESTIMATE.search(text):
+        return NOT_A_PERIOD  # "1938-Bov", "1939-Har", "1938-5": a month row OCR garbled
     if _NOT_PERIOD.search(text) or _YEAR_SPAN.search(text) and not _QUARTER_RANGE.search(text):
         return NOT_A_PERIOD
     both = f"{text} {context}"

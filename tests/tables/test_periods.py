@@ -254,3 +254,14 @@ def test_an_index_base_is_no_period() -> None:
     # a doubtful stub head that names the rows' kind still voids them
     doubted = cell_periods(heads, rows, "", "mato caleadar year or month", "", stub_doubt=True)
     assert doubted[(0, 0)].period is NOT_A_PERIOD
+
+
+def test_a_month_row_whose_month_ocr_garbled_names_no_period() -> None:
+    """1939-12 p63 ("1938-Bov.." for "1938-Nov."), 1940-05 p73 ("1939-Har" for
+    "1939-Mar."), 1948-05 p25 ("1948-Jamary"): a year joined to a word that is no month
+    is a month row whose month is lost, never the year itself (as_of the end of fiscal
+    year 1948 was read for "1948-Jamary")."""
+    for label in ("1938-Bov", "1939-Har", "1938-5", "1948-Jamary", "1984-JdJan. p"):
+        assert parse_period(label, "End of fiscal year or month") is NOT_A_PERIOD
+    assert parse_period("1939-Sept.").kind == "month"
+    assert parse_period("1984-Est.", "Fiscal years").kind == "estimate"
