@@ -487,24 +487,78 @@ def carry_years(labels: list[str]) -> list[str]:
     A label that names a month but no year takes the year of the month row above it
     that prints one ("1967-January"), while the run of month rows lasts; an annual row,
     an item or a blank-year month row ends the run. Other labels are returned unchanged.
+
+    A month run is also arithmetic: each row is the month after the row above. A month
+    row standing exactly where its month falls, counted from the last dated month row
+    (rows whose label OCR lost or garbled, "", "Fed", "3 Dee", counted as months), takes
+    the year its position implies, which may be the next year when the "1940-January"
+    row between was lost; a garbled row goes on counting but ends the plain carry. A
+    lost or garbled row between two such months is the month between them.
     """
-    out, year = [], None
-    for label in labels:
+    out: list[str] = []
+    year: str | None = None  # the year a bare month row takes (plain carry)
+    last: tuple[int, int] | None = None  # (row, year * 12 + month - 1) of the last dated month
+    dated: dict[int, int] = {}
+    for i, label in enumerate(labels):
         label = split_glued_year(label or "")
+        text = label.strip()
         years = _YEAR.findall(label)
         if years:
+            month = _MONTH.search(label)
+            garbled = _YEAR_AND_WORD.search(label)
             # only a month row ("1983-Oct.") dates the months below it; an annual row
             # ("1984", "1984 (Est.)") does not, and a month row whose year OCR lost
-            # leaves the months below it undated rather than dated by the wrong year
-            year = years[-1] if _MONTH.search(label) else None
+            # leaves the months below it undated rather than dated by the wrong year;
+            # a month row whose month OCR garbled ("1939-Har") still prints its year
+            if month:
+                year = years[-1]
+                last = (i, int(year) * 12 + month_number(month.group(1)) - 1)
+                dated[i] = last[1]
+            elif garbled and not _MONTH.match(garbled.group(2)):
+                year, last = years[-1], None
+            else:
+                year, last = None, None
             out.append(label)
-        elif year and _MONTH.match((label or "").strip()):
-            out.append(f"{label.strip().rstrip('.')} {year}")
+        elif _MONTH.match(text):
+            m = month_number(_MONTH.match(text).group(1))
+            implied = last[1] + i - last[0] if last else None
+            if implied is not None and implied % 12 + 1 == m:
+                year = str(implied // 12)
+            if year:
+                out.append(f"{text.rstrip('.')} {year}")
+                last = (i, int(year) * 12 + m - 1)
+                dated[i] = last[1]
+            else:
+                out.append(label)
         else:
-            if (label or "").strip():
-                year = None  # an item, a total or an undated month row ends the run
+            if text and not _garbled_stub(text):
+                last = None  # an item, a total or an undated month row ends the run
+            if text:
+                year = None  # ... and so does a garbled row, but for its position
             out.append(label)
+    for i in range(1, len(labels) - 1):
+        before, after = dated.get(i - 1), dated.get(i + 1)
+        text = (labels[i] or "").strip()
+        if i in dated or before is None or after != before + 2:
+            continue
+        if not text or _garbled_stub(text):
+            month = before + 1
+            out[i] = f"{_month_name(month % 12 + 1)} {month // 12}"
     return out
+
+
+_STUB_WORD = re.compile(r"total|\bnet\b|\bsum\b|\bavg|\bave\b|mean", re.IGNORECASE)
+
+
+def _garbled_stub(text: str) -> bool:
+    """A stub OCR garbled past reading ("Fed", "3 Dee", "M"): no year, no word longer
+    than a month's abbreviation, and no stub word such as "Net" or "Total"."""
+    return (
+        len(text) <= 8
+        and not _YEAR.search(text)
+        and all(len(w) <= 4 for w in re.findall(r"[A-Za-z]+", text))
+        and not _STUB_WORD.search(text)
+    )
 
 
 _YEAR_ONLY = re.compile(r"^\W*(1[89]\d\d|20\d\d)\W*\d?\W*$")

@@ -265,3 +265,29 @@ def test_a_month_row_whose_month_ocr_garbled_names_no_period() -> None:
         assert parse_period(label, "End of fiscal year or month") is NOT_A_PERIOD
     assert parse_period("1939-Sept.").kind == "month"
     assert parse_period("1984-Est.", "Fiscal years").kind == "estimate"
+
+
+def test_a_month_run_counts_rows_ocr_lost_or_garbled() -> None:
+    """1939-12 p63 (Gold Assets; "Fed" for "Feb." ended the run and left Mar.-Nov.
+    undated), 1941-01 p21 ("1940-January" read as "", so "February" took 1939 and was
+    rejected), 1939-12 p63 t2 ("3 Dee", "M" between months)."""
+    assert carry_years(["1939-Jan", "Fed", "Mar", "Apr"]) == [
+        "1939-Jan",
+        "February 1939",
+        "Mar 1939",
+        "Apr 1939",
+    ]
+    assert carry_years(["1939-December", "", "February", "March"]) == [
+        "1939-December",
+        "January 1940",
+        "February 1940",
+        "March 1940",
+    ]
+    # a month whose position does not fit is dated only by a plain carry, which a
+    # garbled row ends; a month row whose month is garbled still dates the rows below
+    assert carry_years(["1939-Apr", "M", "", "Sept", "Oct"])[3:] == ["Sept", "Oct"]
+    assert carry_years(["1939-Har", "Apr", "May"]) == ["1939-Har", "Apr 1939", "May 1939"]
+    # quarterly rows keep the plain carry; an item row ends the run
+    assert carry_years(["1939-Mar.", "June", "Sept."]) == ["1939-Mar.", "June 1939", "Sept 1939"]
+    assert carry_years(["1939-Jan", "Customs receipts", "Mar"])[2] == "Mar"
+    assert carry_years(["1939-Jan", "Total", "Mar"])[1:] == ["Total", "Mar"]
