@@ -19,6 +19,7 @@ from datetime import timedelta
 from pipeline.tables.periods import (
     MONTH_WORD,
     NOT_A_PERIOD,
+    STOCK_WORDS,
     Period,
     carry_years,
     parse_period,
@@ -35,6 +36,7 @@ _STUB_HEAD = re.compile(
 _PERIOD_HEAD = re.compile(
     r"\b(years?|months?|fiscal|calendar|dates?|period|quarters?|weeks?|end|ended)\b", re.I
 )
+_FLOWS = frozenset({"month", "quarter", "calendar_year", "fiscal_year"})
 _PERIOD_SHARE = 0.5
 _DAY = timedelta(days=1)  # an axis is a period axis when at least half its labels are periods
 
@@ -157,7 +159,16 @@ def axis_periods(
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
         return "col", cols, title_period
     if _share(rows) >= _PERIOD_SHARE:
-        return "row", _chronological(row_labels, carried, rows), title_period
+        rows = _chronological(row_labels, carried, rows)
+        if (
+            not (title or "").strip()
+            and STOCK_WORDS.search(" ".join(col_labels))
+            and not STOCK_WORDS.search(context)
+        ):
+            # the title is lost and the heads (where OCR ran it) name a stock: the rows
+            # may be positions or flows, and a question must not name either
+            rows = [NOT_A_PERIOD if p is not None and p.kind in _FLOWS else p for p in rows]
+        return "row", rows, title_period
     if title_period is not None and not _dated(col_labels + row_labels):
         return "title", [], title_period
     return "", [], None

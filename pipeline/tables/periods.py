@@ -76,6 +76,7 @@ _STOCK = re.compile(
     r"|\bmonetary\s+stocks?\b|\bstocks?\s+of\s+(gold|silver|money|currency)\b",
     re.IGNORECASE,
 )
+STOCK_WORDS = _STOCK  # words that make a dated figure a position ("Monetary Stock")
 _QUARTER_BY_WORD = {
     "first": 1,
     "1st": 1,

@@ -291,3 +291,18 @@ def test_a_month_run_counts_rows_ocr_lost_or_garbled() -> None:
     assert carry_years(["1939-Mar.", "June", "Sept."]) == ["1939-Mar.", "June 1939", "Sept 1939"]
     assert carry_years(["1939-Jan", "Customs receipts", "Mar"])[2] == "Mar"
     assert carry_years(["1939-Jan", "Total", "Mar"])[1:] == ["Total", "Mar"]
+
+
+def test_an_untitled_table_whose_heads_name_a_stock_has_no_flow_rows() -> None:
+    """1940-05 p73: two tables side by side ("Components of Silver Monetary Stock" and
+    "Silver ... Acquired by Mints") run into one block; the title went into the heads
+    and the stub head lost its "End of". Rows read as calendar years and months were
+    positions at their ends: without a title, flow or stock cannot be told."""
+    from pipeline.tables.axes import cell_periods
+
+    heads = ["Components of Silver Monetary Stock / Silver held in Treasury", "Total silver"]
+    rows = ["1938", "1939", "1939-Apr", "May"]
+    got = cell_periods(heads, rows, "", "calendar year or month")
+    assert all(got[(r, 0)].period is NOT_A_PERIOD for r in range(4))
+    titled = cell_periods(heads, rows, "Silver Production", "calendar year or month")
+    assert titled[(2, 0)].period.kind == "month"
