@@ -109,6 +109,8 @@ def _chronological(
     out = list(periods)
     months = [_months(carried[i], p) for i, p in enumerate(periods)]
     years = [_annual_year(labels[i], p) for i, p in enumerate(periods)]
+    for i in _off_run_duplicates(years):
+        out[i], years[i] = NOT_A_PERIOD, None
     for series, limit in ((months, 13), (years, 10)):
         way = _direction(series)
         last = None
@@ -130,6 +132,28 @@ def _chronological(
     for i in range(len(labels) - 1):
         if _BARE_YEAR.match(labels[i] or "") and _BARE_MONTH.match(labels[i + 1] or ""):
             out[i] = NOT_A_PERIOD
+    return out
+
+
+def _off_run_duplicates(years: list[int | None]) -> list[int]:
+    """Annual rows that print a year another annual row prints too ("1935" read for
+    "1933" above a "1935"): the stub runs one year a row, so the copy standing off the
+    run most annual rows fit (row ``i`` prints ``a + i``) is the misread; when neither
+    or both fit, all copies are doubtful."""
+    offsets = Counter(y - i for i, y in enumerate(years) if y is not None)
+    best = max(offsets, key=offsets.get) if offsets else None
+    if best is None or offsets[best] < 3:
+        best = None
+    where: dict[int, list[int]] = {}
+    for i, y in enumerate(years):
+        if y is not None:
+            where.setdefault(y, []).append(i)
+    out = []
+    for rows in where.values():
+        if len(rows) < 2:
+            continue
+        fit = [i for i in rows if best is not None and years[i] - i == best]
+        out += [i for i in rows if len(fit) != 1 or i not in fit]
     return out
 
 

@@ -306,3 +306,15 @@ def test_an_untitled_table_whose_heads_name_a_stock_has_no_flow_rows() -> None:
     assert all(got[(r, 0)].period is NOT_A_PERIOD for r in range(4))
     titled = cell_periods(heads, rows, "Silver Production", "calendar year or month")
     assert titled[(2, 0)].period.kind == "month"
+
+
+def test_a_year_read_twice_keeps_the_copy_on_the_run() -> None:
+    """1940-05 p73 (Silver Production): OCR read the first stub "1933" as "1935", above
+    the real "1935"; the copy off the one-year-a-row run is the misread."""
+    from pipeline.tables.axes import cell_periods
+
+    rows = ["1935", "", "1935", "1936", "1937", "1938"]
+    got = cell_periods(["United States", "Canada"], rows, "Silver Production", "Calendar year")
+    assert got[(0, 0)].period is NOT_A_PERIOD
+    assert got[(2, 0)].period.key == ("calendar_year", "1935-01-01", "1935-12-31")
+    assert got[(5, 0)].period.key == ("calendar_year", "1938-01-01", "1938-12-31")
