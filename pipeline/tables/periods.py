@@ -172,9 +172,12 @@ _PRIOR = re.compile(r"\b(prior|previous|preceding|last)\b", re.IGNORECASE)
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
 
 
-# "1935 = 100", "1935-39 = 100": the base of an index, printed over its columns; the
-# year names what the figures are counted from, not the period they cover
-_INDEX_BASE = re.compile(r"\b(1[89]\d\d|20\d\d)(\s*[-\u2013]\s*\d{2,4})?\s*=\s*100\b")
+# "1935 = 100", "1935-39 = 100", "1928 average of daily quotations = 100": the base of
+# an index, printed over its columns; the year names what the figures are counted from,
+# not the period they cover
+_INDEX_BASE = re.compile(
+    r"\b(1[89]\d\d|20\d\d)(\s*[-\u2013]\s*\d{2,4})?(\s+[A-Za-z][A-Za-z ]{0,40}?)?\s*=\s*100\b"
+)
 
 
 def clean_header(text: str) -> str:

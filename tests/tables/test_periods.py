@@ -242,6 +242,8 @@ def test_an_index_base_is_no_period() -> None:
 
     assert parse_period("1935 = 100") is None
     assert parse_period("1935-39 = 100 / Unweighted") is None
+    # 1941-01 p66 (Value of Selected Currencies in Terms of Gold)
+    assert parse_period("(1928 average of daily quotations = 100) / United Kingdom") is None
     heads = ["1935 = 100 / Weighted by U. S. exports", "1935 = 100 / Weighted by U. S. imports"]
     rows = ["1935", "1936", "1938-Sept", "Oct"]
     got = cell_periods(heads, rows, "", "Ratios of in 39 =", "", stub_doubt=True)
