@@ -496,8 +496,9 @@ def carry_years(labels: list[str]) -> list[str]:
     row standing exactly where its month falls, counted from the last dated month row
     (rows whose label OCR lost or garbled, "", "Fed", "3 Dee", counted as months), takes
     the year its position implies, which may be the next year when the "1940-January"
-    row between was lost; a garbled row goes on counting but ends the plain carry. A
-    lost or garbled row between two such months is the month between them.
+    row between was lost; a garbled row goes on counting but ends the plain carry. Lost
+    or garbled rows between two dated months as many rows apart as months are the
+    months between them.
     """
     out: list[str] = []
     year: str | None = None  # the year a bare month row takes (plain carry)
@@ -540,14 +541,14 @@ def carry_years(labels: list[str]) -> list[str]:
             if text:
                 year = None  # ... and so does a garbled row, but for its position
             out.append(label)
-    for i in range(1, len(labels) - 1):
-        before, after = dated.get(i - 1), dated.get(i + 1)
-        text = (labels[i] or "").strip()
-        if i in dated or before is None or after != before + 2:
+    rows = sorted(dated)
+    for i, j in zip(rows, rows[1:], strict=False):
+        between = [(labels[k] or "").strip() for k in range(i + 1, j)]
+        if dated[j] - dated[i] != j - i or not all(not t or _garbled_stub(t) for t in between):
             continue
-        if not text or _garbled_stub(text):
-            month = before + 1
-            out[i] = f"{_month_name(month % 12 + 1)} {month // 12}"
+        for k in range(i + 1, j):
+            month = dated[i] + k - i
+            out[k] = f"{_month_name(month % 12 + 1)} {month // 12}"
     return out
 
 

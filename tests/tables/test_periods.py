@@ -320,3 +320,20 @@ def test_a_year_read_twice_keeps_the_copy_on_the_run() -> None:
     assert got[(0, 0)].period is NOT_A_PERIOD
     assert got[(2, 0)].period.key == ("calendar_year", "1935-01-01", "1935-12-31")
     assert got[(5, 0)].period.key == ("calendar_year", "1938-01-01", "1938-12-31")
+
+
+def test_lost_month_rows_between_two_dated_months_are_the_months_between() -> None:
+    """1939-12 p63 (Monetary Stocks of Gold and Silver): "Apr.", then "M" and three rows
+    whose labels OCR lost, then "Sept." five rows down: May to August."""
+    assert carry_years(["1939-Apr", "M", "", "", "", "Sept", "Oct"]) == [
+        "1939-Apr",
+        "May 1939",
+        "June 1939",
+        "July 1939",
+        "August 1939",
+        "Sept 1939",
+        "Oct 1939",
+    ]
+    # rows that do not fit one month a row, or an item between, are left alone
+    assert carry_years(["1939-Apr", "", "", "Sept"])[1:3] == ["", ""]
+    assert carry_years(["1939-Apr", "Customs", "June"])[1] == "Customs"
