@@ -1,25 +1,45 @@
 """Column headers: which header phrase stands over which value column.
 
 Bulletin headers are stacked. Each column's own header sits at the bottom of the
-header block, often wrapped over two or three single-spaced lines, centred over the
+header block, often wrapped over two or three single-spaced lines, set over the
 column. Above it, a spanning header ("Internal revenue", "Fiscal year") is centred over
-the run of columns it groups, set off by a rule (so by more than one line pitch) and
-usually narrower than its span. So, per column, we first climb its own header from the
-bottom line while the lines stay single-spaced; every phrase left over is a spanning
-header and takes the longest run of adjacent columns whose middle lies under its
-middle and that no other phrase of its line claims.
+the run of columns it groups, usually with a rule under it, and often narrower than
+its span. We read them in three steps:
+
+1. Phrases. The words of each header line are regrouped into phrases without the
+   footnote marks set among them ("institutions 4,5 bonds 6" is two heads and two
+   marks). A phrase never runs across the gutter between two columns when the line
+   below carries a head in both, nor past a word broken at a hyphen ("Corpo-" ends
+   its column's line; "tirement" starts the next column's).
+2. Own heads. Each column owns the phrases that lie over it alone (within its
+   territory: from the middle of the gutter on its left to the middle of the gutter
+   on its right), climbing from the bottom line while the lines stay single-spaced.
+3. Spanners. Every phrase left over spans a contiguous run of columns: the run must
+   contain the phrase (a spanner's rule is at least as wide as its words), be centred
+   under it, hold no column another phrase of its line stands over, and not cut the
+   run of a spanner below it. When more than one run fits (a short spanner over equal
+   columns fits one, two or three columns alike), the columns some runs hold and
+   others do not are marked uncertain: a question must not name them by that path.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pipeline.tables.lines import Chunk, Line
 
 # Short low-confidence words in a header block are OCR of rules and specks.
 _SHORT_WORD_CONF = 50.0
-_FOOTNOTE_REF = re.compile(r"^\d{1,2}/?$|^\*{1,3}$")
+# a whole phrase that is only a footnote reference ("1", "2/", "*") or a column number
+_FOOTNOTE_REF = re.compile(r"^\d{1,2}/?$|^\*{1,3}$|^\(\d{1,2}\)$")
+# a word that is a mark wherever it stands: "2/", "*", a column number "(12)"
+_MARK_WORD = re.compile(r"^\d{1,2}/$|^\*{1,3}$|^\(\d{1,2}\)$")
+# footnote references set as superscripts: "3", "2,3", "4," "5" (smaller than the text)
+_SUPERSCRIPT = re.compile(r"^\d{1,2}(,\d{1,2})*,?$")
+# revised / preliminary marks after a date ("Mar. r", "2005 r", "Sept. p")
+_REVISION_MARK = {"r", "p"}
+_HYPHEN_BREAK = re.compile(r"[A-Za-z]-$")
 
 
 @dataclass(frozen=True)
@@ -35,74 +55,203 @@ class Column:
         return (self.x0 + self.x1) / 2
 
 
+@dataclass
+class ColumnHeads:
+    """Header path per column (levels top-down joined by " / ") and, per column, why
+    the path is uncertain ("" when it is not)."""
+
+    paths: list[str]
+    doubt: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Phrase:
+    text: str
+    x0: float
+    x1: float
+    line: int
+    cols: frozenset[int] = frozenset()  # territories it overlaps
+
+    @property
+    def mid(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+
 def column_paths(
     header_lines: list[Line], columns: list[Column], height: float, pitch: float
 ) -> list[str]:
-    """Header path per column, levels top-down joined by ``" / "``.
+    """Header path per column, levels top-down joined by ``" / "``."""
+    return column_heads(header_lines, columns, height, pitch).paths
+
+
+def column_heads(
+    header_lines: list[Line], columns: list[Column], height: float, pitch: float
+) -> ColumnHeads:
+    """Header path per column and its doubt.
 
     ``height`` is the text height and ``pitch`` the single line spacing (both pixels).
     """
     if not columns:
-        return []
-    # Leave out the stub head (left of the first column) and footnote references
-    # ("1", "2/") set as superscripts next to a header.
-    phrases = [
-        [
-            ch
-            for ch in line.chunks
-            if ch.x1 > columns[0].x0 - 0.5 * height
-            and not _FOOTNOTE_REF.match(ch.text.strip())
-            and not (len(ch.text.strip()) <= 3 and ch.conf < _SHORT_WORD_CONF)
-        ]
-        for line in header_lines
-    ]
-    direct = [[_direct_cover(ch, columns, height) for ch in line] for line in phrases]
-    own = _own_headers(header_lines, phrases, direct, len(columns), pitch)
-    boxes = _column_boxes(columns, phrases, own)
-    spans: list[list[tuple[int, str]]] = [[] for _ in columns]  # (line index, text)
-    span_sets: list[list[frozenset[int]]] = [[] for _ in columns]
-    for li, line in enumerate(phrases):
-        claimed = {c: i for i, cover in enumerate(direct[li]) for c in cover}
-        for i, chunk in enumerate(line):
-            if (li, i) in own["used"]:
-                continue
-            cover = direct[li][i] or [_nearest(chunk, boxes)]
-            run = frozenset(_centred_run(chunk, cover, boxes, claimed, i, height))
-            for c in run:
-                spans[c].append((li, chunk.text.strip()))
-                span_sets[c].append(run)
+        return ColumnHeads([], [])
+    n = len(columns)
+    words = [_line_words(line, columns, height) for line in header_lines]
+    bounds = _territories(columns)
+    lines = [_phrases(ws, li, columns, bounds, height, words) for li, ws in enumerate(words)]
+    slack = 0.3 * height
+    for line in lines:
+        for p in line:
+            p.cols = _own_cover(p, columns, bounds, slack)
+    own_text, used = _own_heads(header_lines, lines, n, pitch, height)
+    boxes = list(columns)
+    for li, i in used:
+        p = lines[li][i]
+        c = next(iter(p.cols))
+        b = boxes[c]
+        boxes[c] = Column(min(b.x0, p.x0), max(b.x1, p.x1), b.align)
+    col_pitch = (columns[-1].mid - columns[0].mid) / max(n - 1, 1)
+    headless = frozenset(c for c in range(n) if not own_text[c])
+    tolerance = max(height, 0.3 * col_pitch)
+    spanners = _place_spanners(lines, used, boxes, slack, tolerance, headless)
+    spans: list[list[tuple[int, str, frozenset[int]]]] = [[] for _ in range(n)]
+    doubt = [""] * n
+    for sp in spanners:
+        for c in sp.run:
+            spans[c].append((sp.phrase.line, sp.phrase.text, sp.run))
+        for c in sp.unsure:
+            doubt[c] = doubt[c] or sp.why
+    for c in range(n):
+        spans[c].sort(key=lambda t: t[0])
     paths = []
-    for c in range(len(columns)):
+    for c in range(n):
         levels: list[tuple[frozenset[int], str]] = []
-        for (_, text), run in zip(spans[c], span_sets[c], strict=True):
+        for _, text, run in spans[c]:
             if levels and levels[-1][0] == run:
                 levels[-1] = (run, f"{levels[-1][1]} {text}")  # a wrapped spanning header
             else:
                 levels.append((run, text))
         parts = [text for _, text in levels]
-        if own["text"][c]:
-            parts.append(own["text"][c])
+        if own_text[c]:
+            parts.append(own_text[c])
         paths.append(" / ".join(parts))
-    return paths
+    return ColumnHeads(paths, doubt)
 
 
-def _own_headers(
+def _line_words(line: Line, columns: list[Column], height: float) -> list[Chunk]:
+    """The words of one header line right of the stub, without footnote marks."""
+    words = [w for ch in line.chunks for w in ch.parts]
+    words = [w for w in words if w.x1 > columns[0].x0 - 0.5 * height]
+    text_heights = sorted(w.y1 - w.y0 for w in words if not _SUPERSCRIPT.match(w.text.strip()))
+    full = text_heights[len(text_heights) // 2] if text_heights else height
+    out: list[Chunk] = []
+    for w in words:
+        t = w.text.strip()
+        if not t or _MARK_WORD.match(t):
+            continue
+        if _SUPERSCRIPT.match(t) and (w.y1 - w.y0) < 0.8 * full:
+            continue
+        if len(t) <= 3 and w.conf < _SHORT_WORD_CONF:
+            continue
+        if t in _REVISION_MARK and out and re.search(r"[\d.]$", out[-1].text):
+            continue
+        out.append(w)
+    return out
+
+
+def _territories(columns: list[Column]) -> list[float]:
+    """x of the boundary between column k and k+1: the middle of the gutter."""
+    return [(columns[k].x1 + columns[k + 1].x0) / 2 for k in range(len(columns) - 1)]
+
+
+def _territory_of(x: float, bounds: list[float]) -> int:
+    return sum(1 for b in bounds if x > b)
+
+
+def _overlaps(x0: float, x1: float, bounds: list[float], slack: float) -> frozenset[int]:
+    """Columns whose territory the span [x0, x1] reaches by more than ``slack``."""
+    lo = _territory_of(x0 + slack, bounds)
+    hi = _territory_of(x1 - slack, bounds)
+    return frozenset(range(lo, max(lo, hi) + 1))
+
+
+def _phrases(
+    words: list[Chunk],
+    li: int,
+    columns: list[Column],
+    bounds: list[float],
+    height: float,
+    all_words: list[list[Chunk]],
+) -> list[_Phrase]:
+    """Words of one line joined into phrases (a word space apart, < 0.8 text height),
+    broken after a word hyphenated at its line end and at a gutter the line below
+    shows two heads on either side of."""
+    below = all_words[li + 1] if li + 1 < len(all_words) else []
+    below_cols = {_territory_of((w.x0 + w.x1) / 2, bounds) for w in below}
+    out: list[_Phrase] = []
+    prev: Chunk | None = None
+    for w in words:
+        if prev is not None and out:
+            gap = w.x0 - prev.x1
+            left_col = _territory_of((prev.x0 + prev.x1) / 2, bounds)
+            right_col = _territory_of((w.x0 + w.x1) / 2, bounds)
+            split_at_gutter = (
+                gap >= 0.33 * height
+                and right_col == left_col + 1
+                and _in_gutter(prev.x1, w.x0, columns, left_col)
+                and {left_col, right_col} <= below_cols
+            )
+            if (
+                gap < 0.8 * height
+                and not _HYPHEN_BREAK.search(prev.text.strip())
+                and not split_at_gutter
+            ):
+                p = out[-1]
+                out[-1] = _Phrase(f"{p.text} {w.text.strip()}", p.x0, w.x1, li)
+                prev = w
+                continue
+        out.append(_Phrase(w.text.strip(), w.x0, w.x1, li))
+        prev = w
+    return [p for p in out if not _FOOTNOTE_REF.match(p.text)]
+
+
+def _in_gutter(gap_x0: float, gap_x1: float, columns: list[Column], left: int) -> bool:
+    """The word gap [gap_x0, gap_x1] lies over the gutter between column ``left`` and
+    the next (it holds the middle of the gutter)."""
+    if left + 1 >= len(columns):
+        return False
+    mid = (columns[left].x1 + columns[left + 1].x0) / 2
+    return gap_x0 - 1 <= mid <= gap_x1 + 1 or columns[left].x1 <= gap_x0 <= columns[left + 1].x0
+
+
+def _centred_on(p: _Phrase, below: list[_Phrase], height: float) -> bool:
+    """A wrapped head's line is centred on the line below it (or lies within it)."""
+    x0, x1 = min(q.x0 for q in below), max(q.x1 for q in below)
+    within = p.x0 >= x0 - 0.3 * height and p.x1 <= x1 + 0.3 * height
+    return within or abs(p.mid - (x0 + x1) / 2) <= 0.6 * height
+
+
+def _own_heads(
     header_lines: list[Line],
-    phrases: list[list[Chunk]],
-    direct: list[list[list[int]]],
+    lines: list[list[_Phrase]],
     n_cols: int,
     pitch: float,
-) -> dict:
-    """Each column's own header: phrases over it alone, climbing single-spaced lines."""
+    height: float,
+) -> tuple[list[str], set[tuple[int, int]]]:
+    """Each column's own header: phrases over it alone, climbing single-spaced lines
+    while each line stays centred on the one below."""
     text = [""] * n_cols
     used: set[tuple[int, int]] = set()
     tops = [ln.y0 for ln in header_lines]
     bottoms = [ln.y1 for ln in header_lines]
     for c in range(n_cols):
         parts: list[str] = []
+        head: list[_Phrase] = []
         below = None
-        for li in range(len(phrases) - 1, -1, -1):
-            hits = [i for i, cover in enumerate(direct[li]) if cover == [c]]
+        for li in range(len(lines) - 1, -1, -1):
+            hits = [
+                i
+                for i, p in enumerate(lines[li])
+                if p.cols == frozenset({c}) and (not parts or _centred_on(p, head, height))
+            ]
             # Line distance by tops or by bottoms, whichever is steadier: ascenders
             # move the top of a line, descenders its bottom.
             step = (
@@ -116,59 +265,129 @@ def _own_headers(
                 if parts:
                     break
                 continue
-            parts.insert(0, " ".join(phrases[li][i].text.strip() for i in hits))
+            parts.insert(0, " ".join(lines[li][i].text for i in hits))
+            head = [lines[li][i] for i in hits]
             used.update((li, i) for i in hits)
             below = li
         text[c] = " ".join(parts)
-    return {"text": text, "used": used}
+    return text, used
 
 
-def _column_boxes(columns: list[Column], phrases: list[list[Chunk]], own: dict) -> list[Column]:
-    """Widen each column box by its own header phrases: a printed column is as wide as
-    its widest figure or header word, and spanning headers are centred on that box."""
-    boxes = list(columns)
-    for li, i in own["used"]:
-        ch = phrases[li][i]
-        c = min(range(len(columns)), key=lambda k: abs(columns[k].mid - (ch.x0 + ch.x1) / 2))
-        b = boxes[c]
-        boxes[c] = Column(min(b.x0, ch.x0), max(b.x1, ch.x1), b.align)
-    return boxes
+def _own_cover(p: _Phrase, columns: list[Column], bounds: list[float], slack: float):
+    """The columns a phrase stands over for telling own heads from spanners: those whose
+    middle lies under it; a phrase over no middle (over a gutter, or narrower than its
+    column) stands over the territories it lies in."""
+    mids = frozenset(c for c, col in enumerate(columns) if p.x0 - slack <= col.mid <= p.x1 + slack)
+    return mids or _overlaps(p.x0, p.x1, bounds, 0.0)
 
 
-def _direct_cover(chunk: Chunk, columns: list[Column], height: float) -> list[int]:
-    """Columns whose middle lies under the phrase (with a little slack)."""
-    slack = 0.3 * height
-    return [c for c, col in enumerate(columns) if chunk.x0 - slack <= col.mid <= chunk.x1 + slack]
+@dataclass
+class _Spanner:
+    phrase: _Phrase
+    runs: list[frozenset[int]]  # every run it may stand over
+    run: frozenset[int] = frozenset()  # the run it is read over
+    unsure: frozenset[int] = frozenset()  # columns some fitting runs hold, others not
+    why: str = ""
+    siblings: bool = False  # other spanners share its line
+    headless: frozenset[int] = frozenset()  # columns with no head of their own
 
 
-def _nearest(chunk: Chunk, columns: list[Column]) -> int:
-    mid = (chunk.x0 + chunk.x1) / 2
-    return min(range(len(columns)), key=lambda c: abs(columns[c].mid - mid))
+def _place_spanners(
+    lines: list[list[_Phrase]],
+    used: set[tuple[int, int]],
+    boxes: list[Column],
+    slack: float,
+    tolerance: float,
+    headless: frozenset[int],
+) -> list[_Spanner]:
+    """Each spanning phrase's run of columns: the smallest run that fits it (see
+    ``_fitting_runs``), first cutting no run of a spanner below, then lying within the
+    run of each spanner above it that it meets."""
+    bounds = _territories(boxes)
+    spanners: list[_Spanner] = []
+    for li in range(len(lines) - 1, -1, -1):
+        line = lines[li]
+        below = [sp.run for sp in spanners]
+        found = []
+        for i, p in enumerate(line):
+            if (li, i) in used:
+                continue
+            cover = _overlaps(p.x0, p.x1, bounds, slack) or frozenset({_nearest(p, boxes)})
+            taken = {c for j, q in enumerate(line) if j != i for c in q.cols}
+            runs = _fitting_runs(p, cover, boxes, taken, below, tolerance)
+            found.append(_Spanner(p, runs))
+        for sp in found:
+            sp.siblings = len(found) > 1
+            sp.headless = headless
+            _choose(sp, cover_of=lambda sp=sp: _overlaps(sp.phrase.x0, sp.phrase.x1, bounds, slack))
+        spanners.extend(found)
+    # a spanner stands within the run of every spanner above that it meets
+    for sp in spanners:
+        above = [o.run for o in spanners if o.phrase.line < sp.phrase.line and o.runs]
+        kept = [r for r in sp.runs if all(not (a & r) or r <= a for a in above)]
+        if kept and kept != sp.runs:
+            sp.runs = kept
+            _choose(sp, cover_of=lambda sp=sp: _overlaps(sp.phrase.x0, sp.phrase.x1, bounds, slack))
+    return spanners
 
 
-def _centred_run(
-    chunk: Chunk,
-    cover: list[int],
-    columns: list[Column],
-    claimed: dict[int, int],
-    owner: int,
-    height: float,
-) -> range:
-    """The longest run of columns containing ``cover`` whose middle is under the phrase."""
+def _choose(sp: _Spanner, cover_of) -> None:
+    if not sp.runs:
+        cover = cover_of() or frozenset({0})
+        sp.run = frozenset(range(min(cover), max(cover) + 1))
+        sp.unsure = sp.run
+        sp.why = f"spanning head {sp.phrase.text!r} is not centred over its columns"
+        return
+    # Spanners of one line group the columns between them ("This fiscal year to date",
+    # "Prior fiscal year to date"): each takes the widest run that fits. A lone spanner
+    # gives no such evidence and is read over the narrowest run that fits, widened only
+    # over columns with no head of their own (a head line over figures alone).
+    if sp.siblings:
+        sp.run = max(sp.runs, key=lambda r: (len(r), -min(r)))
+    else:
+        narrow = min(sp.runs, key=lambda r: (len(r), min(r)))
+        wider = [r for r in sp.runs if narrow <= r and r - narrow <= sp.headless]
+        sp.run = max(wider, key=lambda r: (len(r), -min(r)))
+    union = frozenset().union(*sp.runs)
+    common = frozenset.intersection(*sp.runs)
+    sp.unsure = union - common
+    sp.why = f"spanning head {sp.phrase.text!r} may or may not stand over it" if sp.unsure else ""
+
+
+def _nearest(p: _Phrase, columns: list[Column]) -> int:
+    return min(range(len(columns)), key=lambda c: abs(columns[c].mid - p.mid))
+
+
+def _fitting_runs(
+    p: _Phrase,
+    cover: frozenset[int],
+    boxes: list[Column],
+    taken: set[int],
+    runs_below: list[frozenset[int]],
+    tolerance: float,
+) -> list[frozenset[int]]:
+    """Runs of columns the spanning phrase ``p`` can stand over: holding every column
+    it reaches, none another phrase of its line stands over, centred under it, and
+    cutting no run of a spanner below. A spanner groups two columns or more: one over a
+    single column would be that column's own head."""
     lo, hi = min(cover), max(cover)
-    mid = (chunk.x0 + chunk.x1) / 2
-    pitch = (columns[-1].mid - columns[0].mid) / max(len(columns) - 1, 1)
-    tolerance = max(0.3 * pitch, height)
-    free = {c for c in range(len(columns)) if claimed.get(c, owner) == owner}
+    if any(c in taken for c in range(lo, hi + 1)):
+        return []
     left, right = lo, hi
-    while left - 1 in free:
+    while left - 1 >= 0 and left - 1 not in taken:
         left -= 1
-    while right + 1 in free:
+    while right + 1 < len(boxes) and right + 1 not in taken:
         right += 1
-    best = range(lo, hi + 1)
+    out = []
     for a in range(left, lo + 1):
         for b in range(hi, right + 1):
-            run_mid = (columns[a].x0 + columns[b].x1) / 2
-            if abs(run_mid - mid) <= tolerance and b - a > len(best) - 1:
-                best = range(a, b + 1)
-    return best
+            run = frozenset(range(a, b + 1))
+            if len(run) < 2:
+                continue
+            x0, x1 = boxes[a].x0, boxes[b].x1
+            if abs((x0 + x1) / 2 - p.mid) > tolerance:
+                continue
+            if any(r & run and not r <= run for r in runs_below):
+                continue
+            out.append(run)
+    return out

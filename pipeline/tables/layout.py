@@ -19,7 +19,7 @@ import polars as pl
 from rapidfuzz import fuzz
 
 from pipeline.tables.axes import cell_periods
-from pipeline.tables.headers import Column, column_paths
+from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.labels import (
     clean_header_path,
     footnoted_month_rows,
@@ -341,9 +341,8 @@ def read_table(
         block.preamble, pitch, height, find_untitled=not panel
     )
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
-    col_labels = column_paths([_phrases(r.line, height) for r in header_lines], columns, height,
-                              pitch)  # fmt: skip
-    col_labels = [clean_header_path(c) for c in col_labels]
+    heads = column_heads([r.line for r in header_lines], columns, height, pitch)
+    col_labels = [clean_header_path(c) for c in heads.paths]
     if lexicon is not None:
         col_labels = [lexicon.correct(c)[0] for c in col_labels]
     stub_head = " ".join(
@@ -394,6 +393,7 @@ def read_table(
             record = _cell_record(table_id, doc_id, page_no, table_no, row_idx, col_idx,
                                   labels[row_idx], col_labels[col_idx], chunk)  # fmt: skip
             record["row_parent"] = parents[row_idx]
+            record["col_label_doubt"] = heads.doubt[col_idx]
             record["row_label_read"] = read_labels[row_idx]
             record["label_doubt"] = (
                 lexicon.unknown(f"{labels[row_idx]} {col_labels[col_idx]}") if lexicon else []
