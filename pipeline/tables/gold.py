@@ -15,8 +15,8 @@ printed on each row, then by label); fields are then compared one by one:
 - ``column_header``: per gold column, the built column's header path (levels joined by
   " / ", period words included) equals the gold ``header`` after the normalisation labels
   get (case, spacing, footnote marks, column numbers, words broken at a hyphen);
-- ``column_header_safe``: per gold column, the path is right or the build marked it
-  uncertain (``col_label_doubt``), so no question names the column by a wrong path;
+- ``column_header_safe``: per gold column, the path is right, or empty, or the build
+  marked it uncertain (``col_label_doubt``): no question names the column by a wrong path;
 - ``dimension``: per gold column, the built cell's dimension equals the gold one (both
   empty counts as equal);
 - ``row_label`` (exact after normalising case and spacing), ``row_parent``, ``is_total``:
@@ -333,7 +333,7 @@ def _score_columns(scores, volume, where, g, best, pairs, cols, row_ids) -> None
         scores.add(
             volume,
             "column_header_safe",
-            ok or bool(doubt),
+            ok or bool(doubt) or not got,
             f"{where} col {ci}",
             col["header"],
             got,

@@ -40,6 +40,9 @@ _SUPERSCRIPT = re.compile(r"^\d{1,2}(,\d{1,2})*,?$")
 # revised / preliminary marks after a date ("Mar. r", "2005 r", "Sept. p")
 _REVISION_MARK = {"r", "p"}
 _HYPHEN_BREAK = re.compile(r"[A-Za-z]-$")
+_DATE_WORD = re.compile(
+    r"([\d.]|\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*)$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -101,19 +104,20 @@ def column_heads(
     for line in lines:
         for p in line:
             p.cols = _own_cover(p, columns, bounds, slack)
-    own_text, used = _own_heads(header_lines, lines, n, pitch, height)
+    tolerance = max(height, 0.3 * (columns[-1].mid - columns[0].mid) / max(n - 1, 1))
+    own_text, used, own_doubt = _own_heads(
+        header_lines, lines, columns, pitch, height, tolerance, bounds
+    )
     boxes = list(columns)
     for li, i in used:
         p = lines[li][i]
         c = next(iter(p.cols))
         b = boxes[c]
         boxes[c] = Column(min(b.x0, p.x0), max(b.x1, p.x1), b.align)
-    col_pitch = (columns[-1].mid - columns[0].mid) / max(n - 1, 1)
     headless = frozenset(c for c in range(n) if not own_text[c])
-    tolerance = max(height, 0.3 * col_pitch)
     spanners = _place_spanners(lines, used, boxes, slack, tolerance, headless)
     spans: list[list[tuple[int, str, frozenset[int]]]] = [[] for _ in range(n)]
-    doubt = [""] * n
+    doubt = list(own_doubt)
     for sp in spanners:
         for c in sp.run:
             spans[c].append((sp.phrase.line, sp.phrase.text, sp.run))
@@ -133,7 +137,22 @@ def column_heads(
         if own_text[c]:
             parts.append(own_text[c])
         paths.append(" / ".join(parts))
+        doubt[c] = doubt[c] or _broken_level(parts)
     return ColumnHeads(paths, doubt)
+
+
+def _broken_level(levels: list[str]) -> str:
+    """Why a path's levels cannot be how the head is printed: a level ending in a word
+    broken at a hyphen whose next level does not continue it in lower case ("Depos-" /
+    "Total": the rest of the word went to another column), or a level of no letters."""
+    for k, level in enumerate(levels):
+        if not re.search(r"[A-Za-z]{2}", level) and not re.search(r"\d{4}", level):
+            return f"header level {level!r} holds no word"
+        if _HYPHEN_BREAK.search(level):
+            nxt = levels[k + 1] if k + 1 < len(levels) else ""
+            if not nxt[:1].islower():
+                return f"header level {level!r} ends in a broken word"
+    return ""
 
 
 def _line_words(line: Line, columns: list[Column], height: float) -> list[Chunk]:
@@ -151,7 +170,7 @@ def _line_words(line: Line, columns: list[Column], height: float) -> list[Chunk]
             continue
         if len(t) <= 3 and w.conf < _SHORT_WORD_CONF:
             continue
-        if t in _REVISION_MARK and out and re.search(r"[\d.]$", out[-1].text):
+        if t in _REVISION_MARK and out and _DATE_WORD.search(out[-1].text):
             continue
         out.append(w)
     return out
@@ -232,16 +251,31 @@ def _centred_on(p: _Phrase, below: list[_Phrase], height: float) -> bool:
 def _own_heads(
     header_lines: list[Line],
     lines: list[list[_Phrase]],
-    n_cols: int,
+    columns: list[Column],
     pitch: float,
     height: float,
-) -> tuple[list[str], set[tuple[int, int]]]:
+    tolerance: float,
+    bounds: list[float],
+) -> tuple[list[str], set[tuple[int, int]], list[str]]:
     """Each column's own header: phrases over it alone, climbing single-spaced lines
-    while each line stays centred on the one below."""
+    while each line stays centred on the one below. A head is wrapped to its column's
+    width: a line half as wide again as the lines below it and the column's figures,
+    that does not run on into them (a word broken at a hyphen, a lower-case start), may
+    be a spanner narrower than its span ("Amount outstanding" over three columns): the
+    path is uncertain.
+
+    A line that holds a spanning head of other columns is the spanners' tier: a phrase
+    there over one column is a spanner too when it fits a run of columns of its own
+    ("Amount outstanding" beside "Government accounts"), else it tops the column's own
+    head or stands alone over it, which the words cannot tell: the path is uncertain.
+    """
+    n_cols = len(columns)
     text = [""] * n_cols
+    doubt = [""] * n_cols
     used: set[tuple[int, int]] = set()
     tops = [ln.y0 for ln in header_lines]
     bottoms = [ln.y1 for ln in header_lines]
+    spanner_tier = [any(len(p.cols) > 1 for p in line) for line in lines]
     for c in range(n_cols):
         parts: list[str] = []
         head: list[_Phrase] = []
@@ -252,6 +286,18 @@ def _own_heads(
                 for i, p in enumerate(lines[li])
                 if p.cols == frozenset({c}) and (not parts or _centred_on(p, head, height))
             ]
+            if parts and spanner_tier[li] and hits:
+                taken = {k for j, q in enumerate(lines[li]) if j not in hits for k in q.cols}
+                fits = [
+                    i
+                    for i in hits
+                    if _fitting_runs(lines[li][i], lines[li][i].cols, columns, taken, [], tolerance)
+                ]
+                if fits:
+                    hits = []  # a spanner: the own head ends below it
+                else:
+                    words = " ".join(lines[li][i].text for i in hits)
+                    doubt[c] = f"head line {words!r} stands among spanning heads"
             # Line distance by tops or by bottoms, whichever is steadier: ascenders
             # move the top of a line, descenders its bottom.
             step = (
@@ -265,12 +311,24 @@ def _own_heads(
                 if parts:
                     break
                 continue
-            parts.insert(0, " ".join(lines[li][i].text for i in hits))
+            words = " ".join(lines[li][i].text for i in hits)
+            if parts and not doubt[c] and _too_wide(
+                [lines[li][i] for i in hits], head, columns[c], parts[0]
+            ):
+                doubt[c] = f"head line {words!r} may be a spanning head"
+            parts.insert(0, words)
             head = [lines[li][i] for i in hits]
             used.update((li, i) for i in hits)
             below = li
         text[c] = " ".join(parts)
-    return text, used
+    return text, used, doubt
+
+
+def _too_wide(line: list[_Phrase], below: list[_Phrase], column: Column, below_text: str) -> bool:
+    width = max(p.x1 for p in line) - min(p.x0 for p in line)
+    under = max(max(p.x1 for p in below) - min(p.x0 for p in below), column.x1 - column.x0)
+    runs_on = _HYPHEN_BREAK.search(line[-1].text) or below_text[:1].islower()
+    return width > 1.5 * under and not runs_on
 
 
 def _own_cover(p: _Phrase, columns: list[Column], bounds: list[float], slack: float):

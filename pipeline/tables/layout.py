@@ -345,6 +345,11 @@ def read_table(
     col_labels = [clean_header_path(c) for c in heads.paths]
     if lexicon is not None:
         col_labels = [lexicon.correct(c)[0] for c in col_labels]
+    col_doubt = list(heads.doubt)
+    for c, label in enumerate(col_labels):
+        unconfirmed = lexicon.unknown(label) if lexicon is not None else []
+        if not col_doubt[c] and unconfirmed:
+            col_doubt[c] = f"words the archive does not confirm {unconfirmed}"
     stub_head = " ".join(
         c.text for r in header_lines for c in r.line.chunks if c.x1 < columns[0].x0 - 0.5 * height
     )
@@ -393,7 +398,7 @@ def read_table(
             record = _cell_record(table_id, doc_id, page_no, table_no, row_idx, col_idx,
                                   labels[row_idx], col_labels[col_idx], chunk)  # fmt: skip
             record["row_parent"] = parents[row_idx]
-            record["col_label_doubt"] = heads.doubt[col_idx]
+            record["col_label_doubt"] = col_doubt[col_idx]
             record["row_label_read"] = read_labels[row_idx]
             record["label_doubt"] = (
                 lexicon.unknown(f"{labels[row_idx]} {col_labels[col_idx]}") if lexicon else []
