@@ -272,6 +272,7 @@ def _own_heads(
     n_cols = len(columns)
     text = [""] * n_cols
     doubt = [""] * n_cols
+    late = [""] * n_cols  # doubts one column's head casts on its neighbours
     used: set[tuple[int, int]] = set()
     tops = [ln.y0 for ln in header_lines]
     bottoms = [ln.y1 for ln in header_lines]
@@ -315,13 +316,21 @@ def _own_heads(
             if parts and not doubt[c] and _too_wide(
                 [lines[li][i] for i in hits], head, columns[c], parts[0]
             ):
-                doubt[c] = f"head line {words!r} may be a spanning head"
+                why = f"head line {words!r} may be a spanning head"
+                doubt[c] = why
+                # ... and then it stands over the columns of a run it would fit
+                taken = {k for j, q in enumerate(lines[li]) if j not in hits for k in q.cols}
+                for i in hits:
+                    p = lines[li][i]
+                    for run in _fitting_runs(p, p.cols, columns, taken, [], tolerance):
+                        for k in run:
+                            late[k] = late[k] or why
             parts.insert(0, words)
             head = [lines[li][i] for i in hits]
             used.update((li, i) for i in hits)
             below = li
         text[c] = " ".join(parts)
-    return text, used, doubt
+    return text, used, [d or e for d, e in zip(doubt, late, strict=True)]
 
 
 def _too_wide(line: list[_Phrase], below: list[_Phrase], column: Column, below_text: str) -> bool:
@@ -348,6 +357,10 @@ class _Spanner:
     why: str = ""
     siblings: bool = False  # other spanners share its line
     headless: frozenset[int] = frozenset()  # columns with no head of their own
+    below: list[frozenset[int]] = field(default_factory=list)  # runs of spanners below
+    taken: set[int] = field(default_factory=set)  # columns other phrases of its line hold
+    n_cols: int = 0
+    cover: frozenset[int] = frozenset()  # the columns its words reach
 
 
 def _place_spanners(
@@ -358,42 +371,63 @@ def _place_spanners(
     tolerance: float,
     headless: frozenset[int],
 ) -> list[_Spanner]:
-    """Each spanning phrase's run of columns: the smallest run that fits it (see
-    ``_fitting_runs``), first cutting no run of a spanner below, then lying within the
-    run of each spanner above it that it meets."""
+    """Each spanning phrase's run of columns (see ``_fitting_runs`` and ``_choose``).
+
+    Spanners nest: a run holds whole runs of the spanners below it that it meets, and
+    lies within the run of each spanner above it that it meets. A first pass reads the
+    lines bottom-up with the runs below; a second reads them top-down again, each
+    within the final runs above it, keeping from below only the runs read without doubt
+    (a doubtful sub-spanner must not pull its parent off-centre).
+    """
     bounds = _territories(boxes)
-    spanners: list[_Spanner] = []
-    for li in range(len(lines) - 1, -1, -1):
-        line = lines[li]
-        below = [sp.run for sp in spanners]
-        found = []
-        for i, p in enumerate(line):
+    by_line: dict[int, list[_Spanner]] = {}
+    for li in range(len(lines)):
+        for i, p in enumerate(lines[li]):
             if (li, i) in used:
                 continue
             cover = _overlaps(p.x0, p.x1, bounds, slack) or frozenset({_nearest(p, boxes)})
-            taken = {c for j, q in enumerate(line) if j != i for c in q.cols}
-            runs = _fitting_runs(p, cover, boxes, taken, below, tolerance)
-            found.append(_Spanner(p, runs))
-        for sp in found:
-            sp.siblings = len(found) > 1
-            sp.headless = headless
-            _choose(sp, cover_of=lambda sp=sp: _overlaps(sp.phrase.x0, sp.phrase.x1, bounds, slack))
-        spanners.extend(found)
-    # a spanner stands within the run of every spanner above that it meets
-    for sp in spanners:
-        above = [o.run for o in spanners if o.phrase.line < sp.phrase.line and o.runs]
-        kept = [r for r in sp.runs if all(not (a & r) or r <= a for a in above)]
-        if kept and kept != sp.runs:
-            sp.runs = kept
-            _choose(sp, cover_of=lambda sp=sp: _overlaps(sp.phrase.x0, sp.phrase.x1, bounds, slack))
-    return spanners
+            taken = {c for j, q in enumerate(lines[li]) if j != i for c in q.cols}
+            sp = _Spanner(p, [], taken=taken, n_cols=len(boxes), headless=headless)
+            sp.cover = cover
+            by_line.setdefault(li, []).append(sp)
+    for group in by_line.values():
+        for sp in group:
+            sp.siblings = len(group) > 1
+    order = sorted(by_line)
+
+    def place(sp: _Spanner, below: list[frozenset[int]], above: list[frozenset[int]]) -> None:
+        runs = _fitting_runs(sp.phrase, sp.cover, boxes, sp.taken, below, tolerance)
+        sp.runs = [r for r in runs if all(not (a & r) or r <= a for a in above)]
+        sp.below = below
+        _choose(sp)
+
+    done: list[_Spanner] = []
+    for li in reversed(order):  # bottom-up
+        below = [o.run for o in done]
+        for sp in by_line[li]:
+            place(sp, below, [])
+        done.extend(by_line[li])
+    final: list[_Spanner] = []
+    for li in order:  # top-down
+        above = [o.run for o in final]
+        below = [o.run for o in done if o.phrase.line > li and not o.unsure]
+        for sp in by_line[li]:
+            place(sp, below, above)
+        final.extend(by_line[li])
+    return final
 
 
-def _choose(sp: _Spanner, cover_of) -> None:
+def _choose(sp: _Spanner) -> None:
     if not sp.runs:
-        cover = cover_of() or frozenset({0})
-        sp.run = frozenset(range(min(cover), max(cover) + 1))
-        sp.unsure = sp.run
+        # no run is centred under it: read it over the columns it reaches, and doubt
+        # them and the free columns beside them alike
+        sp.run = frozenset(range(min(sp.cover), max(sp.cover) + 1))
+        lo, hi = min(sp.run), max(sp.run)
+        while lo - 1 >= 0 and lo - 1 not in sp.taken:
+            lo -= 1
+        while hi + 1 < sp.n_cols and hi + 1 not in sp.taken:
+            hi += 1
+        sp.unsure = frozenset(range(lo, hi + 1))
         sp.why = f"spanning head {sp.phrase.text!r} is not centred over its columns"
         return
     # Spanners of one line group the columns between them ("This fiscal year to date",
