@@ -114,8 +114,7 @@ def column_heads(
         c = next(iter(p.cols))
         b = boxes[c]
         boxes[c] = Column(min(b.x0, p.x0), max(b.x1, p.x1), b.align)
-    headless = frozenset(c for c in range(n) if not own_text[c])
-    spanners = _place_spanners(lines, used, boxes, slack, tolerance, headless)
+    spanners = _place_spanners(lines, used, boxes, slack, tolerance)
     spans: list[list[tuple[int, str, frozenset[int]]]] = [[] for _ in range(n)]
     doubt = list(own_doubt)
     for sp in spanners:
@@ -201,8 +200,9 @@ def _phrases(
     all_words: list[list[Chunk]],
 ) -> list[_Phrase]:
     """Words of one line joined into phrases (a word space apart, < 0.8 text height),
-    broken after a word hyphenated at its line end and at a gutter the line below
-    shows two heads on either side of."""
+    broken after a word hyphenated at its line end, and at a gutter the line below
+    shows two heads on either side of when the words on each side are centred over
+    their own column."""
     below = all_words[li + 1] if li + 1 < len(all_words) else []
     below_cols = {_territory_of((w.x0 + w.x1) / 2, bounds) for w in below}
     out: list[_Phrase] = []
@@ -217,6 +217,9 @@ def _phrases(
                 and right_col == left_col + 1
                 and _in_gutter(prev.x1, w.x0, columns, left_col)
                 and {left_col, right_col} <= below_cols
+                # each side centred over its own column, not a spanner's two halves
+                and abs((out[-1].x0 + prev.x1) / 2 - columns[left_col].mid) <= height
+                and abs((w.x0 + w.x1) / 2 - columns[right_col].mid) <= height
             )
             if (
                 gap < 0.8 * height
@@ -238,7 +241,7 @@ def _in_gutter(gap_x0: float, gap_x1: float, columns: list[Column], left: int) -
     if left + 1 >= len(columns):
         return False
     mid = (columns[left].x1 + columns[left + 1].x0) / 2
-    return gap_x0 - 1 <= mid <= gap_x1 + 1 or columns[left].x1 <= gap_x0 <= columns[left + 1].x0
+    return gap_x0 - 1 <= mid <= gap_x1 + 1
 
 
 def _centred_on(p: _Phrase, below: list[_Phrase], height: float) -> bool:
@@ -355,8 +358,6 @@ class _Spanner:
     run: frozenset[int] = frozenset()  # the run it is read over
     unsure: frozenset[int] = frozenset()  # columns some fitting runs hold, others not
     why: str = ""
-    siblings: bool = False  # other spanners share its line
-    headless: frozenset[int] = frozenset()  # columns with no head of their own
     below: list[frozenset[int]] = field(default_factory=list)  # runs of spanners below
     taken: set[int] = field(default_factory=set)  # columns other phrases of its line hold
     n_cols: int = 0
@@ -369,30 +370,34 @@ def _place_spanners(
     boxes: list[Column],
     slack: float,
     tolerance: float,
-    headless: frozenset[int],
 ) -> list[_Spanner]:
     """Each spanning phrase's run of columns (see ``_fitting_runs`` and ``_choose``).
 
     Spanners nest: a run holds whole runs of the spanners below it that it meets, and
     lies within the run of each spanner above it that it meets. A first pass reads the
     lines bottom-up with the runs below; a second reads them top-down again, each
-    within the final runs above it, keeping from below only the runs read without doubt
-    (a doubtful sub-spanner must not pull its parent off-centre).
+    within the final runs above it, keeping from either side only the runs read without
+    doubt (a doubtful sub-spanner, or a speck read as a word above the heads, must not
+    pull a spanner off its columns).
     """
     bounds = _territories(boxes)
     by_line: dict[int, list[_Spanner]] = {}
     for li in range(len(lines)):
+        # the columns each phrase of the line reaches: an own head its column, a
+        # spanner every territory its words reach
+        reach = [
+            q.cols
+            if (li, j) in used
+            else _overlaps(q.x0, q.x1, bounds, slack) or frozenset({_nearest(q, boxes)})
+            for j, q in enumerate(lines[li])
+        ]
         for i, p in enumerate(lines[li]):
             if (li, i) in used:
                 continue
-            cover = _overlaps(p.x0, p.x1, bounds, slack) or frozenset({_nearest(p, boxes)})
-            taken = {c for j, q in enumerate(lines[li]) if j != i for c in q.cols}
-            sp = _Spanner(p, [], taken=taken, n_cols=len(boxes), headless=headless)
-            sp.cover = cover
+            taken = {c for j in range(len(reach)) if j != i for c in reach[j]}
+            sp = _Spanner(p, [], taken=taken, n_cols=len(boxes))
+            sp.cover = reach[i]
             by_line.setdefault(li, []).append(sp)
-    for group in by_line.values():
-        for sp in group:
-            sp.siblings = len(group) > 1
     order = sorted(by_line)
 
     def place(sp: _Spanner, below: list[frozenset[int]], above: list[frozenset[int]]) -> None:
@@ -409,7 +414,7 @@ def _place_spanners(
         done.extend(by_line[li])
     final: list[_Spanner] = []
     for li in order:  # top-down
-        above = [o.run for o in final]
+        above = [o.run for o in final if not o.unsure]
         below = [o.run for o in done if o.phrase.line > li and not o.unsure]
         for sp in by_line[li]:
             place(sp, below, above)
@@ -430,16 +435,11 @@ def _choose(sp: _Spanner) -> None:
         sp.unsure = frozenset(range(lo, hi + 1))
         sp.why = f"spanning head {sp.phrase.text!r} is not centred over its columns"
         return
-    # Spanners of one line group the columns between them ("This fiscal year to date",
-    # "Prior fiscal year to date"): each takes the widest run that fits. A lone spanner
-    # gives no such evidence and is read over the narrowest run that fits, widened only
-    # over columns with no head of their own (a head line over figures alone).
-    if sp.siblings:
-        sp.run = max(sp.runs, key=lambda r: (len(r), -min(r)))
-    else:
-        narrow = min(sp.runs, key=lambda r: (len(r), min(r)))
-        wider = [r for r in sp.runs if narrow <= r and r - narrow <= sp.headless]
-        sp.run = max(wider, key=lambda r: (len(r), -min(r)))
+    # A spanner is set over the run it groups, often narrower than the run: it is read
+    # over the widest run that fits ("Fiscal years" over every year column, "This
+    # fiscal year to date" beside "Prior fiscal year to date"); the columns a narrower
+    # fitting run leaves out are marked uncertain below.
+    sp.run = max(sp.runs, key=lambda r: (len(r), -min(r)))
     union = frozenset().union(*sp.runs)
     common = frozenset.intersection(*sp.runs)
     sp.unsure = union - common
