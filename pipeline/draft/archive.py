@@ -226,9 +226,11 @@ def _leaf(label: str | None) -> str:
 
 def _ambiguity(r: dict, axis: str, shaky: set[str], twins: set[int], page: int) -> str:
     """Why a question naming this cell may be read as naming another one."""
-    if r.get("col_label_doubt"):
-        # the column's header path (its spanners) could not be read unambiguously: a
-        # question naming the column, or its period, by that path may name another one
+    if (axis == "row" or r.get("dimension")) and r.get("col_label_doubt"):
+        # the column's header path (its spanners) could not be read unambiguously, and
+        # a question names the column by it (periods in the rows, or several columns a
+        # period): it may name another column. Where the columns are periods the path
+        # only dates the cell, which the period reader checks on its own.
         return f"column head {r['col_label']!r}: {r['col_label_doubt']}"
     if (axis == "row" or r.get("dimension")) and _leaf(r["col_label"]) in shaky:
         return f"column head {_leaf(r['col_label'])!r} repeats under several spanners"

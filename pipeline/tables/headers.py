@@ -40,6 +40,9 @@ _SUPERSCRIPT = re.compile(r"^\d{1,2}(,\d{1,2})*,?$")
 # revised / preliminary marks after a date ("Mar. r", "2005 r", "Sept. p")
 _REVISION_MARK = {"r", "p"}
 _HYPHEN_BREAK = re.compile(r"[A-Za-z]-$")
+_GLUED_REVISION = re.compile(
+    r"^((jan|feb|mar|apr|aug|sept?|oct|nov|dec)\.)[rp]$", re.IGNORECASE
+)
 _DATE_WORD = re.compile(
     r"([\d.]|\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*)$", re.IGNORECASE
 )
@@ -141,9 +144,12 @@ def column_heads(
 
 
 def _broken_level(levels: list[str]) -> str:
-    """Why a path's levels cannot be how the head is printed: a level ending in a word
+    """Why a path's levels cannot be how the head is printed: a first level that starts
+    in lower case (the lines above it were lost), a level ending in a word
     broken at a hyphen whose next level does not continue it in lower case ("Depos-" /
     "Total": the rest of the word went to another column), or a level of no letters."""
+    if levels and levels[0][:1].islower():
+        return f"header {levels[0]!r} starts mid-phrase: its first lines were not read"
     for k, level in enumerate(levels):
         if not re.search(r"[A-Za-z]{2}", level) and not re.search(r"\d{4}", level):
             return f"header level {level!r} holds no word"
@@ -171,6 +177,9 @@ def _line_words(line: Line, columns: list[Column], height: float) -> list[Chunk]
             continue
         if t in _REVISION_MARK and out and _DATE_WORD.search(out[-1].text):
             continue
+        glued = _GLUED_REVISION.match(t)
+        if glued:  # "Dec.r": a month with its revision mark
+            w = Chunk(glued.group(1), w.x0, w.y0, w.x1, w.y1, w.conf, 1)
         out.append(w)
     return out
 
@@ -245,10 +254,13 @@ def _in_gutter(gap_x0: float, gap_x1: float, columns: list[Column], left: int) -
 
 
 def _centred_on(p: _Phrase, below: list[_Phrase], height: float) -> bool:
-    """A wrapped head's line is centred on the line below it (or lies within it)."""
+    """A wrapped head's line is centred on the line below it, or one of the two lies
+    within the other (a head set flush left)."""
     x0, x1 = min(q.x0 for q in below), max(q.x1 for q in below)
-    within = p.x0 >= x0 - 0.3 * height and p.x1 <= x1 + 0.3 * height
-    return within or abs(p.mid - (x0 + x1) / 2) <= 0.6 * height
+    slack = 0.3 * height
+    within = p.x0 >= x0 - slack and p.x1 <= x1 + slack
+    holds = x0 >= p.x0 - slack and x1 <= p.x1 + slack
+    return within or holds or abs(p.mid - (x0 + x1) / 2) <= 0.6 * height
 
 
 def _own_heads(
