@@ -40,9 +40,7 @@ _SUPERSCRIPT = re.compile(r"^\d{1,2}(,\d{1,2})*,?$")
 # revised / preliminary marks after a date ("Mar. r", "2005 r", "Sept. p")
 _REVISION_MARK = {"r", "p"}
 _HYPHEN_BREAK = re.compile(r"[A-Za-z]-$")
-_GLUED_REVISION = re.compile(
-    r"^((jan|feb|mar|apr|aug|sept?|oct|nov|dec)\.)[rp]$", re.IGNORECASE
-)
+_GLUED_REVISION = re.compile(r"^((jan|feb|mar|apr|aug|sept?|oct|nov|dec)\.)[rp]$", re.IGNORECASE)
 _DATE_WORD = re.compile(
     r"([\d.]|\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*)$", re.IGNORECASE
 )
@@ -328,8 +326,10 @@ def _own_heads(
                     break
                 continue
             words = " ".join(lines[li][i].text for i in hits)
-            if parts and not doubt[c] and _too_wide(
-                [lines[li][i] for i in hits], head, columns[c], parts[0]
+            if (
+                parts
+                and not doubt[c]
+                and _too_wide([lines[li][i] for i in hits], head, columns[c], parts[0])
             ):
                 why = f"head line {words!r} may be a spanning head"
                 doubt[c] = why

@@ -441,22 +441,6 @@ def read_table(
     return table, cells
 
 
-def _phrases(line: Line, height: float) -> Line:
-    """A header line with the chunks of one printed phrase joined: a spanning head
-    "Fiscal year 1948" or a date "28, 1950" is read as a word phrase and a figure, but
-    only a word space apart (column heads stand a gutter apart)."""
-    chunks: list[Chunk] = []
-    for c in line.chunks:
-        prev = chunks[-1] if chunks else None
-        if prev is not None and c.x0 - prev.x1 < 0.8 * height:
-            chunks[-1] = Chunk(f"{prev.text} {c.text}", prev.x0, min(prev.y0, c.y0), c.x1,
-                               max(prev.y1, c.y1), min(prev.conf, c.conf),
-                               prev.n_words + c.n_words)  # fmt: skip
-        else:
-            chunks.append(c)
-    return Line(line.doc_id, line.page_no, line.line_idx, chunks)
-
-
 def _is_page_listing(block: TableBlock, columns: list[Column]) -> bool:
     """A contents page: one column of bare page numbers after long titles, not a table."""
     if len(columns) != 1:

@@ -33,7 +33,8 @@ def test_a_doubtful_column_head_makes_its_cells_label_uncertain() -> None:
     rest = [f for f in facts if not (f.table_id == target and f.col_idx == 0)]
     assert hit and rest
     for f in hit:
-        assert any(p.startswith("label_uncertain") and "may or may not" in p for p in fact_problems(f))
+        problems = fact_problems(f)
+        assert any(p.startswith("label_uncertain") and "may or may not" in p for p in problems)
     assert all("label_uncertain" not in " ".join(fact_problems(f)) for f in rest)
 
 

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.labels import clean_header_path
-from pipeline.tables.lines import Line, chunk_line
-from pipeline.tables.numbers import parse_number
+from pipeline.tables.lines import Chunk, Line, chunk_line
 
 
 def _lines(words: list[tuple], height: float) -> list[Line]:
     """Words (text, x0, y0, x1, y1) grouped into lines by their top, chunked as the
     line reader chunks them."""
-    from pipeline.tables.lines import Chunk
-
     rows: dict[int, list[Chunk]] = {}
     for text, x0, y0, x1, y1 in words:
         key = next((k for k in rows if abs(k - y0) < 0.5 * height), round(y0))
