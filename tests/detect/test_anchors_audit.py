@@ -160,3 +160,24 @@ def rounded_neighbour_copy() -> Statement:
     st = rounded_neighbour()
     st.page_no = 26
     return st
+
+
+def test_a_table_needing_two_corrections_pins_none() -> None:
+    """1967-08 page 20: eleven cells of one misassembled table were each pinned by a row
+    and a column that both missed, and "contradicted" (implied 0). One table needing two
+    corrections is likelier misread as a whole: no cell of it is pinned."""
+    st = Statement(
+        "p.pdf",
+        1,
+        0,
+        ["A", "B", "C", "Total"],
+        ["1950", "1951", "Total"],
+        [[125, 10, 135], [240, 20, 260], [77, 30, 107], [442, 60, 502]],
+    )
+    st.printed = [line[:] for line in st.true]
+    one = find_anchors(*read([st], {(st.table_id, 2, 0): "17"}))
+    assert one.repairs.select("original_str", "repaired_str").rows() == [("17", "77")]
+    two = find_anchors(*read([st], {(st.table_id, 2, 0): "17", (st.table_id, 0, 1): "16"}))
+    assert two.repairs.is_empty()
+    assert "contradicted" not in set(two.anchored_cells["status"])
+    assert status_of(two, st.table_id, 2, 0) is None and status_of(two, st.table_id, 0, 1) is None
