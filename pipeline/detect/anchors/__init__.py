@@ -42,7 +42,9 @@ every cell they fix. One module per decision:
    implied value (a transposition; its residual is a multiple of nine), that cell is
    pinned as a misprint. A confusable OCR reading that fits one identity is never
    evidence by itself (a misread elsewhere, a rounding or a wrong member set fit as
-   often). Otherwise no cell of that identity is anchored by it.
+   often). Otherwise no cell of that identity is anchored by it, and no cell at all
+   is pinned in a table that would need more than one correction to close (a table
+   misread as a whole is likelier than two slips in it).
 5. **Repairs** (``repairs``). A breaking cell whose only fixing reading differs from the printed
    one by one confusable digit (``CONFUSABLE_DIGITS``) is repaired (when another
    printing supports the cell, only if the reading equals it); otherwise it is

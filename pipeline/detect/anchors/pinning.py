@@ -20,7 +20,8 @@ breaking cell is decided, in order of evidence:
 A confusable OCR reading that fits one identity pins nothing by itself: the residual is
 as often a misread elsewhere, a rounding or a wrong member set (audit of 12 real
 bulletins: 9 of 28 such repairs checked on the page images were real misreads).
-An identity claimed by two different cells is left unresolved (``_settle``);
+An identity claimed by two different cells, and every identity of a table with more
+than one pinned cell, is left unresolved (``_settle``);
 otherwise no cell of it is anchored by it. What a pinned cell becomes (repaired or
 contradicted) is decided in ``repairs``.
 """
