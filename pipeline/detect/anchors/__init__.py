@@ -19,11 +19,13 @@ every cell they fix. One module per decision:
    place. A table whose totals were added from the printed figures closes exactly;
    one whose totals were rounded separately may miss by up to
    ``n_members * half a unit of the last printed place``. A table counts as exact
-   when at least half of its identities close exactly (smoothed towards its
-   document's share, weight ``DOC_PRIOR_WEIGHT``, so that one-identity tables follow
-   their volume); exact tables get tolerance 0, the others the rounding tolerance.
-   So a one-unit OCR slip (8->9, 5->6 in the last place) is caught in exact tables
-   and cannot be caught in rounded ones.
+   when at least ``EXACT_SHARE`` of its identities within that window close exactly
+   (smoothed towards its document's share, weight ``DOC_PRIOR_WEIGHT``, so that
+   one-identity tables follow their volume); exact tables get tolerance 0, the others
+   the rounding tolerance. A line under a "Deduct:" / "Less:" spanner
+   (``DEDUCT_LABEL``) printed unsigned makes its identity no plain sum: none is
+   asserted. A labelled total the arithmetic never confirmed may miss in one
+   position at most.
 4. **Breaking cells** (``pinning``). For a failing identity, a *candidate* is a cell whose single
    correction makes every identity it is in hold (the allowed corrections of its
    identities intersect). Among an identity's candidates the one that sits in the
@@ -35,26 +37,29 @@ every cell they fix. One module per decision:
    documents. The only candidate whose implied value another, confirmed printing
    shows is the breaking cell (or the only one that differs from all its printings
    while the total agrees with its own); figures with an "r" revised mark are never
-   compared. Next, the identity is pinned when exactly one candidate has exactly one
-   OCR digit-confusion reading that fixes it, not counting cells that another volume
-   prints exactly as read here. Last, the bookkeeper's rule of nine: when swapping
-   two adjacent figures of exactly one candidate gives its implied value (a
-   transposition, the commonest typesetting slip; its residual is a multiple of
-   nine), that cell is pinned.
-   Otherwise no cell of that identity is anchored by it.
+   compared. Last, the bookkeeper's rule of nine, in a table where no other identity
+   fails: when swapping two adjacent figures of exactly one candidate gives its
+   implied value (a transposition; its residual is a multiple of nine), that cell is
+   pinned as a misprint. A confusable OCR reading that fits one identity is never
+   evidence by itself (a misread elsewhere, a rounding or a wrong member set fit as
+   often). Otherwise no cell of that identity is anchored by it, and no cell at all
+   is pinned in a table that would need more than one correction to close (a table
+   misread as a whole is likelier than two slips in it).
 5. **Repairs** (``repairs``). A breaking cell whose only fixing reading differs from the printed
    one by one confusable digit (``CONFUSABLE_DIGITS``) is repaired (when another
    printing supports the cell, only if the reading equals it); otherwise it is
    *contradicted*: the printed number disagrees with the total and the value the
    total implies (in a rounded table: the supporting printing) is recorded.
-6. **Confirmed cells** (``anchored``). Every other cell of an identity that holds (or holds once
-   its breaking cell is corrected) is confirmed.
+6. **Confirmed cells** (``anchored``). Every other cell of an identity that closes exactly (or
+   once its breaking cell is corrected) is confirmed. An identity that closes only
+   within its rounding window confirms a cell only when no other identity through it
+   breaks and OCR read it confidently: a misread last digit hides in the window.
 
 Known limits: totals that are differences ("Net" = gross - refunds), totals above or
 left of their members, and non-contiguous member sets are not recognised; an
-identity with two wrong cells is left unresolved; a misprinted figure printed in one
-volume only, in a table with totals in one direction, is pinned only when it is a
-transposition.
+identity with two wrong cells is left unresolved; a misread or misprinted figure in
+a table with totals in one direction is pinned only by another printing (or, a
+misprint, when it is a transposition in an otherwise sound table).
 
 ``grid`` reads every table position into exact integer units (shared by all steps);
 ``anchored.find_anchors`` is the entry point that runs the steps and assembles the
@@ -64,15 +69,17 @@ corpus's ground truth.
 
 from pipeline.detect.anchors.anchored import AnchorResult, find_anchors
 from pipeline.detect.anchors.evaluation import evaluate_anchors
-from pipeline.detect.anchors.grid import MAX_DECIMALS, TOTAL_LABEL
-from pipeline.detect.anchors.identities import DOC_PRIOR_WEIGHT
+from pipeline.detect.anchors.grid import DEDUCT_LABEL, MAX_DECIMALS, TOTAL_LABEL
+from pipeline.detect.anchors.identities import DOC_PRIOR_WEIGHT, EXACT_SHARE
 from pipeline.detect.anchors.pinning import TABLE_NUMBER
 from pipeline.detect.anchors.repairs import CONFUSABLE_DIGITS
 from pipeline.detect.anchors.spans import MAX_ROUNDS
 
 __all__ = [
     "CONFUSABLE_DIGITS",
+    "DEDUCT_LABEL",
     "DOC_PRIOR_WEIGHT",
+    "EXACT_SHARE",
     "MAX_DECIMALS",
     "MAX_ROUNDS",
     "TABLE_NUMBER",

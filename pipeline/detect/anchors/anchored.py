@@ -61,6 +61,19 @@ def find_anchors(tables: pl.DataFrame, table_cells: pl.DataFrame) -> AnchorResul
     return _assemble(tables, grid, identities, membership, cell_status, resolved, decimals)
 
 
+def _loose_confirms() -> pl.Expr:
+    """Whether an identity that holds only within its rounding window confirms a cell.
+
+    The window (half a unit of the last place per member) admits a one-unit misread,
+    so such an identity vouches for a cell only when nothing else doubts it: no other
+    identity through the cell breaks, and OCR read the figure confidently
+    (``TRUSTED_CONF``). Audit: 1939-12 "Silver Production, by Leading Countries",
+    United States 1933 printed 22,821, read 22,822 at confidence 54; the row missed
+    its printed total by one unit in a rounding window of 5.5 and "confirmed" it.
+    """
+    return pl.col("loose") & ~pl.col("broken") & ~pl.col("doubtful").fill_null(False)
+
+
 def _assemble(
     tables: pl.DataFrame,
     grid: pl.DataFrame,
@@ -92,25 +105,36 @@ def _assemble(
     # per cell, over its (cell, ident) pairs in cell order: whether an identity that
     # holds (or is resolved) confirms it, whether it heads one, and how many it is in;
     # idents are dense row numbers of ``ids`` (see _identities), so lookups are gathers
-    good = ids.select(
-        pl.col("holds") | pl.col("ident").is_in(resolved["ident"].implode())
-    ).to_series()
+    is_resolved = pl.col("ident").is_in(resolved["ident"].implode())
+    # an identity that closes exactly (or once its breaking cell is corrected) fixes
+    # every digit of its cells; one that closes only within its rounding window does
+    # not: a misread last digit can hide in the window (see _loose_confirms)
+    verdict = ids.select(
+        exact=(pl.col("holds") & (pl.col("res") == 0)) | is_resolved,
+        loose=pl.col("holds") & (pl.col("res") != 0) & ~is_resolved,
+        broken=pl.col("checkable") & ~pl.col("holds") & ~is_resolved,
+    )
     pairs = membership.select(
         "cell", "ident", "sign", present=pl.col("present").fill_null(False)
     ).sort("cell", "ident")
-    pairs = pairs.with_columns(good=good.gather(pairs["ident"]))
+    pairs = pairs.with_columns(
+        **{name: verdict[name].gather(pairs["ident"]) for name in verdict.columns}
+    )
     per_cell = (
         pairs.group_by("cell", maintain_order=True)
         .agg(
             n=pl.len(),
             is_total=(pl.col("sign") == 1).any(),
-            confirmed=(pl.col("good") & pl.col("present")).any(),
+            exact=(pl.col("exact") & pl.col("present")).any(),
+            loose=(pl.col("loose") & pl.col("present")).any(),
+            broken=pl.col("broken").any(),
         )
+        .join(grid.select("cell", "doubtful"), on="cell", how="left", maintain_order="left")
         .join(status.select(_KEY + ["status", "new_v"]), on=_KEY, how="left", maintain_order="left")
         .with_columns(
             status=pl.when(pl.col("status").is_not_null())
             .then("status")
-            .when("confirmed")
+            .when(pl.col("exact") | _loose_confirms())
             .then(pl.lit("confirmed"))
         )
     )

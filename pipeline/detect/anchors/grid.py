@@ -12,9 +12,19 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipeline.ingest.digits import TRUSTED_CONF
+
 # Row/column labels that announce a total. "Net ..." lines are often sums of a
 # section too; when they are differences they simply fail to add up and get no span.
 TOTAL_LABEL = r"(?i)^[^a-z0-9]*(grand\s+total|sub-?\s*total|totals?|net)\b"
+
+# A label (or one level of a header path) that announces a deduction: "Deduct:",
+# "Less:", "Deductions". A line under such a spanner is subtracted from the total, not
+# added; the sign cannot be read reliably from a garbled header, so a span that
+# holds such a line asserts no identity. "Less than ..." is a size class, not a
+# deduction.
+DEDUCT_LABEL = r"(?i)(^|/)\W*(deduct(ions?)?|less)\b"
+_SIZE_CLASS = r"(?i)(^|/)\W*less\s+than\b"
 
 # Decimal places carried exactly; more than this is rounded (never seen in statements).
 MAX_DECIMALS = 6
@@ -74,6 +84,7 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
         "revised",
         "row_label",
         "col_label",
+        "conf",
     ).join(
         tables.select(
             "table_id",
@@ -125,6 +136,14 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
         .filter(pl.col("col_label").str.split(" / ").list.last().str.contains(TOTAL_LABEL))
         .to_series()
     )
+    deducts = (
+        pl.concat([cells.select(label="row_label"), cells.select(label="col_label")])
+        .unique()
+        .filter(
+            pl.col("label").str.contains(DEDUCT_LABEL) & ~pl.col("label").str.contains(_SIZE_CLASS)
+        )
+        .to_series()
+    )
     grid = cells.select(
         *_POS,
         "value_str",
@@ -136,8 +155,13 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
         revised=pl.col("revised").fill_null(False),
         row_total=pl.col("row_label").is_in(row_totals.implode()).fill_null(False),
         col_total=pl.col("col_label").is_in(col_totals.implode()).fill_null(False),
+        row_deduct=pl.col("row_label").is_in(deducts.implode()).fill_null(False),
+        col_deduct=pl.col("col_label").is_in(deducts.implode()).fill_null(False),
         text_layer="text_layer",
+        # a figure OCR read below TRUSTED_CONF is a doubtful reading (null: no OCR)
+        doubtful=(pl.col("conf") < TRUSTED_CONF).fill_null(False) & ~pl.col("text_layer"),
     )
+    flags = ["is_dash", "revised", "row_total", "col_total", "row_deduct", "col_deduct", "doubtful"]
     # positions the reader left empty: only tables with fewer cells than their shape
     counts = grid.group_by("tkey").len()
     sparse = tables.join(counts, on="tkey", how="left").filter(
@@ -162,13 +186,10 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
             .join(grid.select("cell"), on="cell", how="anti")
         )
         grid = pl.concat([grid, shape], how="diagonal_relaxed").with_columns(
-            pl.col("dec", "is_dash", "revised", "row_total", "col_total", "text_layer").fill_null(
-                strategy="zero"
-            )
+            pl.col("dec", *flags).fill_null(strategy="zero"),
+            pl.col("text_layer").fill_null(False),
         )
-        grid = grid.with_columns(
-            pl.col("is_dash", "revised", "row_total", "col_total", "text_layer").cast(bool)
-        )
+        grid = grid.with_columns(pl.col(*flags, "text_layer").cast(bool))
     # "2.372" in a table of whole numbers is "2,372" with OCR's period for a comma: its
     # value is unknown, so it neither anchors nor is anchored (a total would otherwise
     # "imply" 6869.312 for a neighbour in a table printed in whole thousands)

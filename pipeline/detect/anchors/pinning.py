@@ -13,14 +13,15 @@ breaking cell is decided, in order of evidence:
    another, confirmed printing shows (or the only one that differs from all its
    printings while the total agrees with its own); figures with an "r" revised mark
    are never compared.
-3. **Single correction.** Exactly one candidate has exactly one OCR digit-confusion
-   reading that fixes the identity, not counting cells another volume prints exactly
-   as read here.
-4. **Rule of nine.** Swapping two adjacent figures of exactly one candidate gives its
-   implied value (a transposition, the commonest typesetting slip; its residual is a
-   multiple of nine).
+3. **Rule of nine.** In a table where no other identity fails, swapping two adjacent
+   figures of exactly one candidate gives its implied value (a transposition, the
+   commonest typesetting slip; its residual is a multiple of nine): a misprint.
 
-An identity claimed by two different cells is left unresolved (``_settle``);
+A confusable OCR reading that fits one identity pins nothing by itself: the residual is
+as often a misread elsewhere, a rounding or a wrong member set (audit of 12 real
+bulletins: 9 of 28 such repairs checked on the page images were real misreads).
+An identity claimed by two different cells, and every identity of a table with more
+than one pinned cell, is left unresolved (``_settle``);
 otherwise no cell of it is anchored by it. What a pinned cell becomes (repaired or
 contradicted) is decided in ``repairs``.
 """
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.detect.anchors.grid import _KEY
+from pipeline.detect.anchors.grid import _KEY, _SLOT
 from pipeline.detect.anchors.repairs import _cell_status, _variants
 
 # The "Table N.-" prefix of a title: the same series keeps its title across volumes
@@ -107,6 +108,17 @@ def _pin(
         .filter("present")
     )
     failing = checked.filter(~pl.col("holds")).select("ident", *_KEY)
+    # the failing identity of a table where no other identity fails: only there may
+    # one identity's arithmetic (the rule of nine) name its breaking cell; where
+    # several fail, the member sets or the reading are in doubt and a fitting swap is
+    # a coincidence (1997-09: four "transpositions" in one born-digital table)
+    lone = (
+        checked.filter(~pl.col("holds"))
+        .select("ident", "tkey")
+        .unique()
+        .filter(pl.len().over("tkey") == 1)
+        .select("ident")
+    )
     in_failing = failing.join(candidates.select(_KEY + ["n_fail"]), on=_KEY)
     best = (
         in_failing.filter(pl.col("n_fail") == pl.col("n_fail").max().over("ident"))
@@ -135,28 +147,23 @@ def _pin(
         resolved,
         decimals,
     )
-    # a reading that another volume prints as it is here was not misread
-    by_repair = (
-        failing.join(variants.select(_KEY).join(agreeing, on=_KEY, how="anti"), on=_KEY)
-        .group_by("ident")
-        .agg(pl.len().alias("n_fix"), *[pl.col(c).first() for c in _KEY])
-        .filter(pl.col("n_fix") == 1)
-        .select("ident", *_KEY)
-    )
     # a printed figure elsewhere is stronger evidence than a confusable digit
     reprinted = reprinted.join(best, on="ident", how="anti")
-    pinned_by = pl.concat(
-        [
-            best,
-            reprinted.select("ident", *_KEY),
-            by_repair.join(best, on="ident", how="anti").join(reprinted, on="ident", how="anti"),
-        ]
-    )
+    # a confusable reading that fits one identity is never evidence by itself: the
+    # residual is as often a misread elsewhere (a digit pair outside the confusable
+    # set), a rounding, or a wrong member set. Audit of 12 real bulletins: of 28 such
+    # single-identity repairs checked on the page images 9 were real misreads; of the
+    # two in tables with no other failing identity, none. A misread is repaired only
+    # when a second identity through the cell or another printing pins it
+    pinned_by = pl.concat([best, reprinted.select("ident", *_KEY)])
     pinned, resolved = _settle(failing, pinned_by)
-    # last resort, the bookkeeper's rule of nine: a residual that one swap of adjacent
-    # figures in exactly one cell explains pins that cell (never one that agrees
-    # with another printing of itself)
-    unsettled = failing.join(pinned_by.select("ident"), on="ident", how="anti")
+    # last resort, the bookkeeper's rule of nine: in an otherwise sound table, a
+    # residual that one swap of adjacent figures in exactly one cell explains pins
+    # that cell (never one that agrees with another printing of itself). It marks a
+    # misprint (contradicted), never repairs a reading
+    unsettled = failing.join(pinned_by.select("ident"), on="ident", how="anti").join(
+        lone, on="ident", how="semi"
+    )
     swaps = (
         _transpositions(
             candidates.join(unsettled.select(_KEY).unique(), on=_KEY, how="semi")
@@ -199,12 +206,18 @@ def _settle(failing: pl.DataFrame, pinned_by: pl.DataFrame) -> tuple[pl.DataFram
     """Pinned cells and the failing identities they resolve.
 
     An identity claimed by two different breaking cells cannot be settled: neither
-    cell is pinned and the identity stays unresolved.
+    cell is pinned and the identity stays unresolved. Nor is any cell of a table that
+    would need more than one correction to close: a table misread as a whole (member
+    sets, shifted columns) is likelier than two slips in it. Audit of 12 real
+    bulletins: the tables with several pinned cells (up to 11 in one) were all
+    misassembled (1967-08 page 20: eleven cells "misprinted" as 0).
     """
     per_ident = failing.join(pinned_by.select(_KEY).unique(), on=_KEY).group_by("ident").len()
     clash = per_ident.filter(pl.col("len") > 1).select("ident")
     clash_cells = failing.join(clash, on="ident").select(_KEY).unique()
     pinned = pinned_by.select(_KEY).unique().join(clash_cells, on=_KEY, how="anti")
+    table = pl.col("cell") // (_SLOT * _SLOT)
+    pinned = pinned.filter(pl.len().over(table) == 1)
     resolved = (
         failing.join(pinned, on=_KEY).select("ident").unique().join(clash, on="ident", how="anti")
     )

@@ -1,11 +1,12 @@
 """Repairs: whether a breaking cell was misread by OCR, and its corrected value.
 
-A breaking cell whose only fixing reading differs from the printed one by one
+A breaking cell (pinned by a second identity through it or another printing, never
+by its digits alone) whose only fixing reading differs from the printed one by one
 confusable digit (``CONFUSABLE_DIGITS``) is *repaired* (when another printing
 supports the cell, only if the reading equals it); otherwise it is *contradicted*:
 the printed number disagrees with the total, and the value the total implies (in a
 rounded table: the supporting printing, or the transposed figure) is recorded.
-``_variants`` lists the one-confusable-digit readings that pinning also counts on.
+``_variants`` lists the one-confusable-digit readings of the candidates.
 """
 
 from __future__ import annotations
