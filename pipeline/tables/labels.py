@@ -11,6 +11,7 @@ are the rows' parents.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 _FOOTNOTE_MARKS = re.compile(r"(?<=\S)\s*(?:\d{1,2}/|\(\d{1,2}\)|\*{1,3})(?=\s|$|[,:;.])")
 _TRAILING_DIGIT = re.compile(r"(?<=[A-Za-z.)])\s+\d$")
@@ -82,6 +83,76 @@ def is_heading(text: str) -> bool:
     if re.search(r"[A-Za-z]-$", t):
         return False
     return t.endswith((":", "-", "\u2014", "--")) and len(re.findall(r"[A-Za-z]", t)) >= 3
+
+
+_TOTAL = re.compile(r"^\W*(grand\s+)?totals?\b", re.IGNORECASE)
+_MINOR_WORDS = {"and", "or", "of", "the", "for", "in", "on", "to", "by", "a"}
+
+
+def _content_words(text: str) -> set[str]:
+    return {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())} - _MINOR_WORDS
+
+
+@dataclass
+class _Open:
+    x: float  # where the heading starts
+    text: str
+    rows_x: float | None = None  # where its rows start, fixed by the first one
+
+
+@dataclass
+class StubTree:
+    """The stub hierarchy, read top down: which stub heading each row sits under.
+
+    Rows sit under the stub heading above them ("Budget outlays:"); a row printed
+    left of a heading is not under it. A heading whose rows are set deeper than
+    itself ("China:" over "Mainland", "Taiwan") is closed by the next row back at its own indent ("Hong
+    Kong"); a heading whose rows are flush with it ("Budget outlays:" over
+    "Legislative branch") stays open for them, and a heading among those rows
+    ("Department of the Treasury:") is a sub-heading of it. A total closes its group:
+    the heading it names ("Total outlays" under "Budget outlays:"), else the innermost.
+    """
+
+    height: float
+    open: list[_Open] = field(default_factory=list)
+
+    def _settle(self, x: float, heading: bool) -> None:
+        tol = 0.5 * self.height
+        out = []
+        for h in self.open:
+            if h.x > x + tol:
+                continue
+            if h.rows_x is None:
+                if heading and x <= h.x + tol:
+                    continue  # a sibling, not a child
+                h.rows_x = x
+            elif h.rows_x > h.x + tol and x < h.rows_x - tol:
+                continue
+            out.append(h)
+        self.open = out
+
+    def heading(self, text: str, x: float) -> None:
+        """A stub heading line (no figures) starting at ``x``."""
+        self._settle(x, heading=True)
+        self.open.append(_Open(x, text))
+
+    def row(self, label: str, x: float) -> str:
+        """A body row starting at ``x``: its parent ("" if none)."""
+        self._settle(x, heading=False)
+        named = -1
+        if _TOTAL.match(label or ""):
+            words = _content_words(_TOTAL.sub("", label)) - {"total"}
+            named = next(
+                (i for i in range(len(self.open) - 1, -1, -1)
+                 if words and words <= _content_words(self.open[i].text)),
+                -1,
+            )  # fmt: skip
+            if named >= 0:
+                self.open = self.open[: named + 1]
+        parent = self.open[-1].text if self.open else ""
+        if _TOTAL.match(label or "") and self.open:
+            self.open = self.open[:named] if named >= 0 else self.open[:-1]
+        return parent
 
 
 def label_problems(label: str) -> list[str]:

@@ -25,6 +25,7 @@ from pipeline.tables.labels import (
     footnoted_month_rows,
     is_heading,
     join_wrapped,
+    StubTree,
     strip_marks,
 )
 from pipeline.tables.lexicon import Lexicon, build_lexicon
@@ -363,26 +364,21 @@ def read_table(
     read_labels: list[str] = []  # as read, before lexicon corrections
     parents: list[str] = []
     placed_rows: list[dict[int, Chunk]] = []
-    headings: list[tuple[float, str]] = []  # open stub headings: (indent, text)
+    stub = StubTree(height)
     for row_idx, row in enumerate(block.body):
         label, placed = place_row(row, columns, height)
-        prefix, heading = _continuation(block.inner.get(row_idx, []))
-        if heading is not None:
-            text, x = heading
-            headings = [h for h in headings if h[0] < x - 0.5 * height] + [(x, text)]
+        prefix, new_headings = _continuation(block.inner.get(row_idx, []))
+        for text, x in new_headings:
+            stub.heading(text, x)
         x_row = min((c.x0 for c in row.label), default=row.line.x0)
         if prefix:
             x_row = min(x_row, min(r.line.x0 for r in block.inner.get(row_idx, [])))
-        # a row printed left of a heading is not under it
-        headings = [h for h in headings if h[0] <= x_row + 0.5 * height]
         labels.append(strip_marks(clean_label(join_wrapped([prefix, label]))))
         read_labels.append(labels[-1])
         if lexicon is not None:
             labels[-1], _ = lexicon.correct(labels[-1])
-        parents.append(headings[-1][1] if headings else "")
+        parents.append(stub.row(labels[-1], x_row))
         placed_rows.append(placed)
-        if headings and re.match(r"^\W*(grand\s+)?total\b", labels[-1], re.IGNORECASE):
-            headings.pop()  # a total closes its group
     labels = repair_year_run(footnoted_month_rows(labels))
     stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
     periods = cell_periods(
@@ -581,19 +577,20 @@ def _take_first_label_lines(
     return header_lines
 
 
-def _continuation(inner: list[RowLine]) -> tuple[str, tuple[str, float] | None]:
+def _continuation(inner: list[RowLine]) -> tuple[str, list[tuple[str, float]]]:
     """Text lines just above a body row: the first part of a wrapped row label, and the
-    last stub heading among them ("Internal revenue:") with its indent, which becomes
-    the parent of the rows indented under it."""
+    stub headings among them, top down ("Asia:" over "China:"), each with its indent:
+    they become the parents of the rows indented under them."""
     parts: list[str] = []
-    heading = None
+    headings: list[tuple[str, float]] = []
     for row in inner:
         text = clean_label(row.line.text)
         if is_heading(row.line.text):
-            heading, parts = (strip_marks(text.rstrip(":-\u2014 ")), row.line.x0), []
+            headings.append((strip_marks(text.rstrip(":-\u2014 ")), row.line.x0))
+            parts = []
         elif text:
             parts.append(text)
-    return " ".join(parts[-2:]), heading
+    return " ".join(parts[-2:]), headings
 
 
 def _cell_record(

@@ -1,0 +1,67 @@
+"""Row labels and the stub hierarchy (pipeline.tables.labels), on layouts taken from
+real bulletin pages."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from pipeline.tables.labels import StubTree
+from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+H = 30.0  # text height of the layout fixtures (pixels at 300 dpi)
+
+
+def test_a_row_back_at_a_headings_indent_closes_it() -> None:
+    """1997-09 p89 (CM-IV-5): "Asia:" over "China:" over the indented "Mainland",
+    "Taiwan"; "Hong Kong" is back at China's indent, so it sits under Asia, not China.
+    Both headings stand over the first row and both are kept."""
+    page = Page()
+    page.centred("Table 5.- Total Claims by Country", 1275, 300)
+    page.centred("In millions of dollars", 1275, 360)
+    page.centred("Total", COLS[0] - 90, 430)
+    page.centred("Banks", COLS[1] - 90, 430)
+    y = 500
+    page.text("Asia:", LEFT, y)
+    page.text("China:", LEFT + 40, y + PITCH)
+    rows = [("Mainland", 80, "1,099", "256"), ("Taiwan", 80, "602", "24"),
+            ("Hong Kong", 40, "572", "50"), ("India", 40, "318", "27"),
+            ("Total Asia", 60, "10,351", "2,068"), ("Egypt", 0, "140", "3")]  # fmt: skip
+    y += 2 * PITCH
+    for label, indent, a, b in rows:
+        page.text(label + " " + "." * 8, LEFT + indent, y)
+        page.right(a, COLS[0], y)
+        page.right(b, COLS[1], y)
+        y += PITCH
+    _, cells = _table(page)
+    got = cells.sort("row_idx").unique("row_idx", maintain_order=True)
+    assert got["row_label"].to_list() == [r[0] for r in rows]
+    assert got["row_parent"].to_list() == ["China", "China", "Asia", "Asia", "Asia", ""]
+
+
+def test_flush_rows_stay_under_their_heading_and_a_named_total_closes_it() -> None:
+    """2022-09 p27 (FFO-4): "Budget outlays:" over flush rows; "Department of the
+    Treasury:" among them is a sub-heading over indented rows, closed when the rows
+    come back flush; "Undistributed offsetting receipts:" is another; "Total outlays"
+    names "Budget outlays", so it sits under it and closes it (and its sub-headings)."""
+    tree = StubTree(H)
+    tree.heading("Budget outlays", 0)
+    parents = [tree.row("Legislative branch", 0)]
+    tree.heading("Department of the Treasury", 0)
+    parents += [tree.row("Interest on Treasury Debt Securities", 25), tree.row("Other", 25)]
+    parents += [tree.row("Department of Veterans Affairs", 0)]
+    tree.heading("Undistributed offsetting receipts", 0)
+    parents += [tree.row("Interest", 25), tree.row("Total outlays", 35)]
+    parents += [tree.row("Surplus or deficit (-)", 0)]
+    assert parents == ["Budget outlays", "Department of the Treasury",
+                       "Department of the Treasury", "Budget outlays",
+                       "Undistributed offsetting receipts", "Budget outlays", ""]  # fmt: skip
+
+
+def test_two_flush_headings_in_a_row_are_siblings() -> None:
+    """A heading directly after another at the same indent (no row between) replaces
+    it: "Receipts:" / "Expenditures:" are siblings, not nested."""
+    tree = StubTree(H)
+    tree.heading("Receipts", 0)
+    tree.heading("Expenditures", 0)
+    assert tree.row("Customs", 0) == "Expenditures"
+    assert [h.text for h in tree.open] == ["Expenditures"]
