@@ -37,6 +37,28 @@ def strip_marks(label: str) -> str:
     return " ".join(text.split()).strip(_EDGE)
 
 
+# Marks a stub hangs after a label: "p" (preliminary) and "r" (revised) after a period
+# ("June p", "1967p", "Mar. r"), a stray lower-case letter or a footnote digit after a
+# year ("1961 6"), and glyphs OCR makes of a mark or a rule end ("$", "=", "~", "¢").
+_PERIOD_MARK = re.compile(r"(?<=\d{4})\s*[pr]$|(?<=[A-Za-z.])\s+[pr]$")
+_STRAY_LETTER = re.compile(r"(?<=\w[\w.)])\s+[a-z]$")
+_YEAR_MARK = re.compile(r"(?<=\b\d{4})\s+\d$")
+_GLYPH_TAIL = re.compile(r"\s+[$=~\u00a2*\u00b0\u2022]+$")
+
+
+def strip_row_marks(label: str) -> str:
+    """A row label without the marks that trail it: "June p" -> "June", "1967p" ->
+    "1967", "Mar. r" -> "Mar.", "1961 6" -> "1961", "Legislative branch =" ->
+    "Legislative branch". A single capital letter stays ("Series E", "Note A")."""
+    text = strip_marks(label)
+    for _ in range(2):
+        text = _GLYPH_TAIL.sub("", text)
+        text = _PERIOD_MARK.sub("", text)
+        text = _STRAY_LETTER.sub("", text)
+        text = _YEAR_MARK.sub("", text)
+    return text.strip(_EDGE)
+
+
 _COLUMN_NUMBER_ONLY = re.compile(r"^\(?\d{1,2}\)?$")
 
 
@@ -186,3 +208,105 @@ def label_problems(label: str) -> list[str]:
     if t.count(" / ") >= 3:
         problems.append("header path too deep")
     return problems
+
+
+# --- period stubs: months and years OCR misread, restored from the run they sit in --
+
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+).split()
+_MONTH_SHORT = "Jan. Feb. Mar. Apr. May June July Aug. Sept. Oct. Nov. Dec.".split()
+_MONTH_KEYS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+# "1948-January", "1948—Jamary", "1947July", "Fed", "Septenher": an optional year (as
+# read, maybe misread) and separator, then one word that should name a month
+_PERIOD_STUB = re.compile(r"^(?P<year>[0-9][0-9A-Za-z]{3})?(?P<sep>\s*[-\u2013\u2014~]?\s*)"
+                          r"(?P<word>[A-Za-z]{3,10})\.?$")  # fmt: skip
+# Typewriter digits OCR reads as letters: "19h7", "19k8" (4), "1g47" (9), "1gho" (0)
+_DIGIT_SLIPS = str.maketrans({"h": "4", "k": "4", "g": "9", "o": "0", "O": "0",
+                              "l": "1", "I": "1", "i": "1", "S": "5", "B": "8"})  # fmt: skip
+_YEAR_TOKEN = re.compile(r"(?<![\w/])[0-9IlighkoOSB]{4}(?![\w/])")
+
+
+def _month_of(word: str) -> int | None:
+    """The month a word names exactly ("Feb.", "February", "Sept"), else None."""
+    w = word.lower().rstrip(".")
+    for i, (key, name) in enumerate(zip(_MONTH_KEYS, _MONTH_NAMES, strict=True)):
+        if len(w) >= 3 and name.startswith(w) and w.startswith(key):
+            return i
+    return None
+
+
+def _edits(a: str, b: str) -> int:
+    from rapidfuzz.distance import Levenshtein
+
+    return Levenshtein.distance(a, b)
+
+
+def _misread_month(word: str, month: int) -> str | None:
+    """``word`` as the month ``month`` printed in the form it was read in (full name or
+    abbreviation), when OCR could have made it of that month: at most one edit from
+    the abbreviation, or one edit in three letters from the full name."""
+    w = word.lower().rstrip(".")
+    name, short = _MONTH_NAMES[month], _MONTH_SHORT[month]
+    if len(w) >= 5 and _edits(w, name) <= len(name) // 3:
+        return name.capitalize()
+    if len(w) <= 5 and min(_edits(w, short.lower().rstrip(".")), _edits(w, name)) <= 1:
+        return short
+    return None
+
+
+def _year_of(token: str) -> int | None:
+    text = token.translate(_DIGIT_SLIPS)
+    return int(text) if text.isdigit() and 1900 <= int(text) <= 2099 else None
+
+
+def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Month and year rows OCR misread in a period stub, restored from their neighbours,
+    with the (read, restored) pairs.
+
+    Monthly rows run in calendar order: a row between (or next to) months that reads
+    as no month ("Fed", "Oot", "Septenher", "1948-Jamary") takes the month its place
+    implies, when that month is a plausible misreading of what was read (a letter or
+    two, see ``_misread_month``); the two neighbours, when both name months, must
+    agree. A year whose typewriter digits OCR read as letters ("19h7", "1gh2") is
+    restored when the row below prints the next year. A year glued to its
+    month or joined by another dash ("1947July", "1948—January") is written
+    "1947-July". Nothing else is touched.
+    """
+    out = list(labels)
+    fixes: list[tuple[str, str]] = []
+    months: dict[int, int] = {}
+    for i, label in enumerate(out):
+        m = _PERIOD_STUB.match((label or "").strip())
+        if m and (k := _month_of(m.group("word"))) is not None:
+            months[i] = k
+    for _ in range(2):  # a restored month can vouch for the next one
+        for i, label in enumerate(out):
+            m = _PERIOD_STUB.match((label or "").strip())
+            if i in months or not m:
+                continue
+            implied = {(months[j] + (i - j)) % 12 for j in (i - 1, i + 1) if j in months}
+            if len(implied) != 1:
+                continue
+            word = _misread_month(m.group("word"), implied.pop())
+            if word is not None:
+                year = m.group("year") or ""
+                out[i] = f"{year}{m.group('sep') if year else ''}{word}"
+                months[i] = _MONTH_SHORT.index(word) if word in _MONTH_SHORT else (
+                    _MONTH_NAMES.index(word.lower()))  # fmt: skip
+    years = {i: y for i, label in enumerate(out)
+             if (m := re.match(r"^\s*(\d{4})\b", label or "")) and (y := _year_of(m.group(1)))}  # fmt: skip
+    for i, label in enumerate(out):
+        m = re.match(r"^\s*([0-9A-Za-z]{4})(?![A-Za-z])", label or "")
+        if not m or m.group(1).isdigit() or (y := _year_of(m.group(1))) is None:
+            continue
+        # the row below must print the next year: the last row of a year run is often
+        # an estimate whose "(Est.)" OCR may have lost with the digits ("195k")
+        if years.get(i + 1) == y + 1:
+            out[i] = label.replace(m.group(1), str(y), 1)
+    for i, label in enumerate(out):
+        m = re.match(r"^(\d{4})(\s*)([-\u2013\u2014~]?)(\s*)([A-Za-z].*)$", (label or "").strip())
+        if m and _month_of(m.group(5).split()[0]) is not None and m.group(3) != "-":
+            out[i] = f"{m.group(1)}{m.group(2)}-{m.group(4)}{m.group(5)}"
+    fixes = [(a, b) for a, b in zip(labels, out, strict=True) if a != b]
+    return out, fixes

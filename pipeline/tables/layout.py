@@ -25,8 +25,10 @@ from pipeline.tables.labels import (
     footnoted_month_rows,
     is_heading,
     join_wrapped,
+    repair_period_stub,
     StubTree,
     strip_marks,
+    strip_row_marks,
 )
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
@@ -373,12 +375,13 @@ def read_table(
         x_row = min((c.x0 for c in row.label), default=row.line.x0)
         if prefix:
             x_row = min(x_row, min(r.line.x0 for r in block.inner.get(row_idx, [])))
-        labels.append(strip_marks(clean_label(join_wrapped([prefix, label]))))
+        labels.append(strip_row_marks(clean_label(join_wrapped([prefix, label]))))
         read_labels.append(labels[-1])
         if lexicon is not None:
             labels[-1], _ = lexicon.correct(labels[-1])
         parents.append(stub.row(labels[-1], x_row))
         placed_rows.append(placed)
+    labels, _ = repair_period_stub(labels)
     labels = repair_year_run(footnoted_month_rows(labels))
     stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
     periods = cell_periods(

@@ -65,3 +65,38 @@ def test_two_flush_headings_in_a_row_are_siblings() -> None:
     tree.heading("Expenditures", 0)
     assert tree.row("Customs", 0) == "Expenditures"
     assert [h.text for h in tree.open] == ["Expenditures"]
+
+
+def test_marks_after_a_row_label_are_stripped() -> None:
+    """1967-08 p22/p24 ("June p", "1967p": preliminary), 1984-06 p60 ("Mar. r": revised),
+    1967-08 p97 ("1961 6": a footnote digit), 1984-06 p88 ("Legislative branch ="), a
+    capital letter that names a series stays."""
+    from pipeline.tables.labels import strip_row_marks
+
+    got = [strip_row_marks(t) for t in ("June p", "1967p", "1957 to date p", "Mar. r",
+                                        "1961 6", "Legislative branch =", "May \u00a2",
+                                        "Electric Home and Farm Authority a",
+                                        "Savings bonds, Series E", "Note A")]  # fmt: skip
+    assert got == ["June", "1967", "1957 to date", "Mar.", "1961", "Legislative branch",
+                   "May", "Electric Home and Farm Authority", "Savings bonds, Series E",
+                   "Note A"]  # fmt: skip
+
+
+def test_misread_months_and_years_of_a_period_stub_are_restored_from_the_run() -> None:
+    """1939-12 p63 ("Fed" between "1939-Jan." and "Mar."), 1941-01 p21 ("Ootoher"),
+    1948-05 p25/p55 ("1948—Jamary", "19h7" over "1948"), 1948-05 p17 ("1947July"),
+    1953-09 p16 ("195k", the last year of the run, an estimate whose "(Est.)" was lost:
+    left alone). A word that is no plausible misreading of the implied month ("Total")
+    and a month whose two neighbours disagree are left as read."""
+    from pipeline.tables.labels import repair_period_stub
+
+    labels = ["1938-Dec.", "1939-Jan.", "Fed", "Mar.", "Total", "May", "Ootoher"]
+    got, fixes = repair_period_stub(labels)
+    assert got == ["1938-Dec.", "1939-Jan.", "Feb.", "Mar.", "Total", "May", "Ootoher"]
+    assert fixes == [("Fed", "Feb.")]
+    got, _ = repair_period_stub(["Aug.", "September", "Ootoher", "November"])
+    assert got == ["Aug.", "September", "October", "November"]
+    got, _ = repair_period_stub(["19h6", "1947", "1948", "195k", "1947July", "August"])
+    assert got == ["1946", "1947", "1948", "195k", "1947-July", "August"]
+    got, _ = repair_period_stub(["19h7", "1948", "1947-December", "1948\u2014Jamary", "February"])
+    assert got == ["1947", "1948", "1947-December", "1948-January", "February"]
