@@ -100,3 +100,24 @@ def test_misread_months_and_years_of_a_period_stub_are_restored_from_the_run() -
     assert got == ["1946", "1947", "1948", "195k", "1947-July", "August"]
     got, _ = repair_period_stub(["19h7", "1948", "1947-December", "1948\u2014Jamary", "February"])
     assert got == ["1947", "1948", "1947-December", "1948-January", "February"]
+
+
+def test_lexicon_prefers_typewriter_look_alikes_and_spares_rare_words() -> None:
+    """1941-01 p40/p69, 1940-05 p79: the typewriter "s" OCR reads as "e" ("Banke",
+    "Ownere", "porte", "veesele") is corrected to the look-alike ("Banks", not the
+    equally near "Bank"); 1940-05 p79 "Honduran" (beside "Honduras"), "Nicaraguan"
+    (beside "Nicaragua") and 1939-12 p22 "Beet", "Coal" (near "best", "cool", printed
+    once or twice) are words of their own and stay as read."""
+    from collections import Counter
+
+    from pipeline.tables.lexicon import Lexicon
+
+    lexicon = Lexicon(Counter({"bank": 400, "banks": 632, "owner": 10, "owners": 6,
+                               "port": 41, "ports": 22, "vessels": 6, "honduras": 3,
+                               "nicaragua": 3, "best": 2, "cool": 1, "cial": 15}))  # fmt: skip
+    got, changes = lexicon.correct("Federal Home Loan Banke, Home Ownere, other porte")
+    assert got == "Federal Home Loan Banks, Home Owners, other ports"
+    assert changes == [("Banke", "Banks"), ("Ownere", "Owners"), ("porte", "ports")]
+    assert lexicon.correct("Foreign veesele")[0] == "Foreign vessels"
+    for word in ("Honduran", "Nicaraguan", "Beet sugar", "Coal and related fuels"):
+        assert lexicon.correct(word) == (word, [])

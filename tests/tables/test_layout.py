@@ -253,10 +253,10 @@ def test_lexicon_from_the_archive_corrects_ocr_label_slips() -> None:
 
     words = pl.DataFrame(
         {
-            "doc_id": ["a", "a", "b", "c", "d", "d"],
-            "text": ["United", "States", "Farm", "Farm", "Statee", "Form"],
-            "conf": [100.0, 100.0, 96.0, 95.0, 40.0, 99.0],
-            "source": ["text_layer", "text_layer", "ocr", "ocr", "ocr", "ocr"],
+            "doc_id": ["a", "a", "b", "c", "d", "d", "e", "f", "g"],
+            "text": ["United", "States", "Farm", "Farm", "Statee", "Form", "Farm", "Farm", "Farm"],
+            "conf": [100.0, 100.0, 96.0, 95.0, 40.0, 99.0, 97.0, 97.0, 97.0],
+            "source": ["text_layer", "text_layer", "ocr", "ocr", "ocr", "ocr", "ocr", "ocr", "ocr"],
         }
     )
     lexicon = build_lexicon(words)
