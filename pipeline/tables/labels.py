@@ -19,13 +19,18 @@ _TRAILING_DIGIT = re.compile(r"(?<=[A-Za-z.)])\s+\d$")
 _MONTH_DAY = re.compile(
     r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\s+\d{1,2}$", re.I
 )
-_HYPHEN_BREAK = re.compile(r"(\w)-\s+([a-z])")
+_HYPHEN_BREAK = re.compile(r"([a-z])-\s+([a-z])")
+_PRINTED_DASH_BREAK = re.compile(r"(--|\u2014|(?<![a-z])[A-Z0-9]-)\s+(?=\S)")
 _EDGE = " \t|[]{}!¦;,:_"
 
 
 def join_wrapped(parts: list[str]) -> str:
     """The lines of one wrapped label as one label: "arrange-" + "ment" -> "arrangement"."""
     text = " ".join(p.strip() for p in parts if p and p.strip())
+    # a dash or a code's hyphen at the line end is printed: "note--" + "01/15/07-A",
+    # "10/15/06-D-" + "reopening" join without a space; a word broken at a hyphen
+    # ("arrange-" + "ment") is one word again
+    text = _PRINTED_DASH_BREAK.sub(r"\1", text)
     return _HYPHEN_BREAK.sub(r"\1\2", text)
 
 
@@ -93,6 +98,28 @@ def clean_header_path(path: str) -> str:
         else:
             out.append(level)
     return " / ".join(join_wrapped([lv]) for lv in out)
+
+
+_MID_PHRASE_END = re.compile(
+    r"([A-Za-z]-|--|\u2014|\(|\b(and|or|of|for|to|the|in|on|by|from|with|than|under))$", re.I
+)
+_LEADERS_END = re.compile(r"(\.\s?){3,}$|\u2026$")
+
+
+def continues_label(label: str, line: str) -> bool:
+    """Whether a text line set just below a row continues that row's label, where the
+    figures stand on a label's first line (or in its middle): the line starts in lower
+    case ("reopening", "and regional"), or runs into dot leaders ("and regional.....",
+    the leaders end a label), or the label above stops mid-phrase ("note--", "issue
+    of"). A heading ("Other countries:") never continues a label."""
+    t = (line or "").strip()
+    if not t or is_heading(t):
+        return False
+    return bool(
+        t[0].islower()
+        or _LEADERS_END.search(t)
+        or _MID_PHRASE_END.search(strip_marks(label or "").rstrip())
+    )
 
 
 def is_heading(text: str) -> bool:

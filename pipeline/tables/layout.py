@@ -22,6 +22,7 @@ from pipeline.tables.axes import cell_periods
 from pipeline.tables.headers import Column, column_paths
 from pipeline.tables.labels import (
     clean_header_path,
+    continues_label,
     footnoted_month_rows,
     is_heading,
     join_wrapped,
@@ -367,8 +368,10 @@ def read_table(
     parents: list[str] = []
     placed_rows: list[dict[int, Chunk]] = []
     stub = StubTree(height)
+    tails = _label_tails(block, columns, height, pitch)
     for row_idx, row in enumerate(block.body):
         label, placed = place_row(row, columns, height)
+        label = join_wrapped([label, tails.get(row_idx, "")])
         prefix, new_headings = _continuation(block.inner.get(row_idx, []))
         for text, x in new_headings:
             stub.heading(text, x)
@@ -578,6 +581,34 @@ def _take_first_label_lines(
         block.inner[0] = taken + block.inner.get(0, [])
         return header_lines[: len(header_lines) - len(taken)]
     return header_lines
+
+
+def _label_tails(
+    block: TableBlock, columns: list[Column], height: float, pitch: float
+) -> dict[int, str]:
+    """Text lines that end the label of the body row above them (taken out of
+    ``block.inner``): where a table sets a row's figures on its label's first line
+    ("6-1/2% note--10/15/06-D-" over "reopening"; "Total international" over "and
+    regional......"), the rest of the label follows single-spaced below, in the stub."""
+    tails: dict[int, str] = {}
+    for row_idx, row in enumerate(block.body[:-1]):
+        below = block.inner.get(row_idx + 1, [])
+        label = " ".join(c.text for c in row.label if not is_leader(c.text))
+        taken, prev_mid = [], row.mid
+        for line in below:
+            text = clean_label(line.line.text)
+            if (
+                line.mid - prev_mid > 0.85 * pitch
+                or line.line.x1 > columns[0].x0 - 0.5 * height
+                or not continues_label(join_wrapped([label, *taken]), line.line.text)
+            ):
+                break
+            taken.append(text)
+            prev_mid = line.mid
+        if taken:
+            tails[row_idx] = join_wrapped(taken)
+            block.inner[row_idx + 1] = below[len(taken):]
+    return tails
 
 
 def _continuation(inner: list[RowLine]) -> tuple[str, list[tuple[str, float]]]:

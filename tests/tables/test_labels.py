@@ -121,3 +121,67 @@ def test_lexicon_prefers_typewriter_look_alikes_and_spares_rare_words() -> None:
     assert lexicon.correct("Foreign veesele")[0] == "Foreign vessels"
     for word in ("Honduran", "Nicaraguan", "Beet sugar", "Coal and related fuels"):
         assert lexicon.correct(word) == (word, [])
+
+
+def test_a_label_continued_below_its_figures_is_joined_to_its_own_row() -> None:
+    """1997-09 p45 (PDO-4A): "6-1/2% note--10/15/06-D-" prints its figures on the first
+    line and "reopening" below; "3-3/8% inflation-indexed note--" goes on over two
+    lines. 1997-09 p89: "Total international" over "and regional......". The lines
+    below belong to the row above, not to the next row ("reopening 6-1/2% bond",
+    "and regional Grand total")."""
+    page = Page()
+    page.centred("Table 4.- Allotments by Investor Classes", 1275, 300)
+    page.centred("In millions of dollars", 1275, 360)
+    page.centred("Total", COLS[0] - 90, 430)
+    page.centred("Banks", COLS[1] - 90, 430)
+    y = 500.0
+    small = 0.7 * PITCH  # the continuation lines are set closer than the rows
+    rows = [
+        (["6-1/2% note--10/15/06-D-", "reopening"], "11,475", "1,470"),
+        (["6-1/2% bond--11/15/26"], "11,493", "1,470"),
+        (["3-3/8% inflation-indexed note--", "01/15/07-A (first issue of",
+          "this kind; dated 01/15/97)"], "7,353", "350"),  # fmt: skip
+        (["Total international", "and regional. . . . . . ."], "72", "-"),
+        (["Grand total. . . . . . . ."], "63,835", "36,400"),
+    ]
+    for lines, a, b in rows:
+        page.text(lines[0], LEFT, y)
+        page.right(a, COLS[0], y)
+        page.right(b, COLS[1], y)
+        for extra in lines[1:]:
+            y += small
+            page.text(extra, LEFT + 20, y)
+        y += PITCH
+    _, cells = _table(page)
+    got = cells.sort("row_idx").unique("row_idx", maintain_order=True)["row_label"].to_list()
+    assert got == [
+        "6-1/2% note--10/15/06-D-reopening",
+        "6-1/2% bond--11/15/26",
+        "3-3/8% inflation-indexed note--01/15/07-A (first issue of this kind; dated 01/15/97)",
+        "Total international and regional",
+        "Grand total",
+    ]
+
+
+def test_a_label_wrapped_above_its_figures_still_joins_downwards() -> None:
+    """1940s typewriter stubs set the figures on a label's last line: "Food for" over
+    "Freedom ..... 12" is one label of the lower row, not a tail of the row above."""
+    page = Page()
+    page.centred("Table 2.- Expenditures", 1275, 300)
+    page.centred("In millions of dollars", 1275, 360)
+    page.centred("1940", COLS[0] - 90, 430)
+    page.centred("1941", COLS[1] - 90, 430)
+    y = 500.0
+    for lines, a, b in ((["Agriculture ....."], "10", "11"),
+                        (["Food for", "Freedom ....."], "12", "13"),
+                        (["Other ....."], "14", "15")):  # fmt: skip
+        for i, text in enumerate(lines):
+            page.text(text, LEFT + (40 if i else 0), y)
+            if i < len(lines) - 1:
+                y += PITCH
+        page.right(a, COLS[0], y)
+        page.right(b, COLS[1], y)
+        y += PITCH
+    _, cells = _table(page)
+    got = cells.sort("row_idx").unique("row_idx", maintain_order=True)["row_label"].to_list()
+    assert got == ["Agriculture", "Food for Freedom", "Other"]
