@@ -185,3 +185,21 @@ def test_a_label_wrapped_above_its_figures_still_joins_downwards() -> None:
     _, cells = _table(page)
     got = cells.sort("row_idx").unique("row_idx", maintain_order=True)["row_label"].to_list()
     assert got == ["Agriculture", "Food for Freedom", "Other"]
+
+
+def test_a_label_stacked_beside_centred_figures_reads_line_by_line() -> None:
+    """1997-09 p89: "Total other" / "countries ......" with "1,670" centred between
+    the two lines falls into one printed line; its words read "Total other countries",
+    not left to right "Total countries other". A dash figure ("May - hy 452", 1941-01
+    p66) stops the label: words past it stay where they are."""
+    from pipeline.tables.lines import Chunk, _stacked_label_order
+
+    def tok(text: str, x0: float, y0: float) -> Chunk:
+        return Chunk(text, x0, y0, x0 + 18 * len(text), y0 + H, 95.0, 1)
+
+    stacked = [tok("Total", 275, 2218), tok("countries", 300, 2246), tok("other", 343, 2218),
+               tok(". . . . .", 480, 2246), tok("1,670", 929, 2232)]  # fmt: skip
+    assert [t.text for t in _stacked_label_order(stacked, H)] == [
+        "Total", "other", "countries", ". . . . .", "1,670"]  # fmt: skip
+    flat = [tok("May", 200, 786), tok("-", 400, 786), tok("hy", 500, 760), tok("452", 700, 786)]
+    assert _stacked_label_order(flat, H) == flat
