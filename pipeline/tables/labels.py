@@ -287,6 +287,19 @@ def _year_of(token: str) -> int | None:
     return int(text) if text.isdigit() and 1900 <= int(text) <= 2099 else None
 
 
+def _month_in_style(month: int, neighbours: list[str]) -> str:
+    """Month ``month`` spelt as its neighbours spell theirs: "Feb." between "Jan." and
+    "Mar.", "February" between "January" and "March"."""
+    full = _MONTH_NAMES[month].capitalize()
+    for label in neighbours:
+        word = _PERIOD_STUB.match(label.strip()).group("word") if label else ""
+        k = _month_of(word)
+        if k is None or _MONTH_NAMES[k] in ("may", "june", "july"):
+            continue
+        return full if word.lower() == _MONTH_NAMES[k] else _MONTH_SHORT[month]
+    return full if _MONTH_NAMES[month] in ("may", "june", "july") else _MONTH_SHORT[month]
+
+
 def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """Month and year rows OCR misread in a period stub, restored from their neighbours,
     with the (read, restored) pairs.
@@ -298,7 +311,9 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
     agree. A year whose typewriter digits OCR read as letters ("19h7", "1gh2") is
     restored when the row below prints the next year. A year glued to its
     month or joined by another dash ("1947July", "1948—January") is written
-    "1947-July". Nothing else is touched.
+    "1947-July". A row whose stub OCR lost (no letter or digit read) between two
+    months one apart takes the month between them, spelt as they are (not a January,
+    which would print its year). Nothing else is touched.
     """
     out = list(labels)
     fixes: list[tuple[str, str]] = []
@@ -321,6 +336,14 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
                 out[i] = f"{year}{m.group('sep') if year else ''}{word}"
                 months[i] = _MONTH_SHORT.index(word) if word in _MONTH_SHORT else (
                     _MONTH_NAMES.index(word.lower()))  # fmt: skip
+    for i, label in enumerate(out):  # a stub OCR lost between two months
+        if re.search(r"[A-Za-z0-9]", label or "") or not (i - 1 in months and i + 1 in months):
+            continue
+        month = (months[i - 1] + 1) % 12
+        if (months[i + 1] - months[i - 1]) % 12 != 2 or month == 0:
+            continue  # not one month apart, or a January (which prints its year)
+        out[i] = _month_in_style(month, [out[i - 1], out[i + 1]])
+        months[i] = month
     years = {i: y for i, label in enumerate(out)
              if (m := re.match(r"^\s*(\d{4})\b", label or "")) and (y := _year_of(m.group(1)))}  # fmt: skip
     for i, label in enumerate(out):
