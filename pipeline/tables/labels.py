@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pipeline.tables.lexicon import SLIP_COST, slip_cost
+
 _FOOTNOTE_MARKS = re.compile(r"(?<=\S)\s*(?:\d{1,2}/|\(\d{1,2}\)|\*{1,3})(?=\s|$|[,:;.])")
 _TRAILING_DIGIT = re.compile(r"(?<=[A-Za-z.)])\s+\d$")
 # "Sept. 6", "June 30": a day after a month is part of the label, not a footnote mark
@@ -244,13 +246,15 @@ _MONTH_NAMES = (
 ).split()
 _MONTH_SHORT = "Jan. Feb. Mar. Apr. May June July Aug. Sept. Oct. Nov. Dec.".split()
 _MONTH_KEYS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-# "1948-January", "1948—Jamary", "1947July", "Fed", "Septenher": an optional year (as
-# read, maybe misread) and separator, then one word that should name a month
+# "1948-January", "1948—Jamary", "1947July", "Fed", "Septenher", "1948-J amary": an
+# optional year (as read, maybe misread) and separator, then one word that should name
+# a month (OCR may split off its first letter)
 _PERIOD_STUB = re.compile(r"^(?P<year>[0-9][0-9A-Za-z]{3})?(?P<sep>\s*[-\u2013\u2014~]?\s*)"
-                          r"(?P<word>[A-Za-z]{3,10})\.?$")  # fmt: skip
+                          r"(?P<word>[A-Za-z] ?[A-Za-z]{2,9})\.?$")  # fmt: skip
 # Typewriter digits OCR reads as letters: "19h7", "19k8" (4), "1g47" (9), "1gho" (0)
 _DIGIT_SLIPS = str.maketrans({"h": "4", "k": "4", "g": "9", "o": "0", "O": "0",
                               "l": "1", "I": "1", "i": "1", "S": "5", "B": "8"})  # fmt: skip
+_ESTIMATE_STUB = re.compile(r"^(\d{4})\s*\((\w{2,10})\s*\.?\s*\)?[.\s]*$")
 _YEAR_TOKEN = re.compile(r"(?<![\w/])[0-9IlighkoOSB]{4}(?![\w/])")
 
 
@@ -330,7 +334,7 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
             implied = {(months[j] + (i - j)) % 12 for j in (i - 1, i + 1) if j in months}
             if len(implied) != 1:
                 continue
-            word = _misread_month(m.group("word"), implied.pop())
+            word = _misread_month(m.group("word").replace(" ", ""), implied.pop())
             if word is not None:
                 year = m.group("year") or ""
                 out[i] = f"{year}{m.group('sep') if year else ''}{word}"
@@ -346,7 +350,8 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
         months[i] = month
     years = {i: y for i, label in enumerate(out)
              if (m := re.match(r"^\s*(\d{4})\b", label or "")) and (y := _year_of(m.group(1)))}  # fmt: skip
-    for i, label in enumerate(out):
+    for i in range(len(out) - 1, -1, -1):  # bottom up: a restored year vouches for the next
+        label = out[i]
         m = re.match(r"^\s*([0-9A-Za-z]{4})(?![A-Za-z])", label or "")
         if not m or m.group(1).isdigit() or (y := _year_of(m.group(1))) is None:
             continue
@@ -354,6 +359,13 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
         # an estimate whose "(Est.)" OCR may have lost with the digits ("195k")
         if years.get(i + 1) == y + 1:
             out[i] = label.replace(m.group(1), str(y), 1)
+            years[i] = y
+    for i, label in enumerate(out):  # "1954 (Eet )", "1968 (Est." : the estimate mark
+        m = _ESTIMATE_STUB.match((label or "").strip())
+        if m and (word := m.group(2).lower()) and (
+            slip_cost(word, "est") <= SLIP_COST or slip_cost(word, "estimated") <= 1
+        ):
+            out[i] = f"{m.group(1)} ({'Est.' if len(word) <= 4 else 'Estimated'})"
     for i, label in enumerate(out):
         m = re.match(r"^(\d{4})(\s*)([-\u2013\u2014~]?)(\s*)([A-Za-z].*)$", (label or "").strip())
         if m and _month_of(m.group(5).split()[0]) is not None and m.group(3) != "-":

@@ -218,3 +218,18 @@ def test_a_month_stub_ocr_lost_takes_the_month_between_its_neighbours() -> None:
     assert got == ["Oct.", "Nov.", "Dec.", "Jan.", "Feb.", "Mar.", "Apr."]
     got, _ = repair_period_stub(["1947-November", "December", "", "February"])
     assert got == ["1947-November", "December", "", "February"]
+
+
+def test_year_runs_restore_bottom_up_and_estimate_marks_are_read() -> None:
+    """1953-09 p15/p16: "19k8" over "19k9" over "1950" (each restored year vouches for
+    the one above); "1954 (Eet )", "1968 (Est." are the estimate mark "(Est.)";
+    1948-05 p17 "1948-J amary" is January with its first letter split off; 1948-05 p25
+    "1g4g—January" (8 or 9?) with no year row below stays as read."""
+    from pipeline.tables.labels import repair_period_stub
+
+    got, _ = repair_period_stub(["19k8", "19k9", "1950", "1954 (Eet )", "1968 (Est."])
+    assert got == ["1948", "1949", "1950", "1954 (Est.)", "1968 (Est.)"]
+    got, _ = repair_period_stub(["1947-December", "1948-J amary", "February"])
+    assert got == ["1947-December", "1948-January", "February"]
+    got, _ = repair_period_stub(["1g4g\u2014January", "February"])
+    assert got == ["1g4g\u2014January", "February"]
