@@ -571,7 +571,9 @@ def _take_first_label_lines(
     below = block.body[0]
     first_label_x = min((c.x0 for c in below.label), default=below.line.x0)
     for row in reversed(header_lines):
-        single_spaced = below.mid - row.mid <= 1.2 * pitch
+        # single-spaced by the text's own measure too: a pitch taken over rows spaced
+        # out by headings can be wide enough to reach the stub head above a rule
+        single_spaced = below.mid - row.mid <= min(1.2 * pitch, 2.2 * height)
         left_only = row.line.x1 < columns[0].x0 - 0.5 * height
         if not (single_spaced and left_only and row.line.x0 <= first_label_x + 0.5 * height):
             break

@@ -233,3 +233,29 @@ def test_year_runs_restore_bottom_up_and_estimate_marks_are_read() -> None:
     assert got == ["1947-December", "1948-January", "February"]
     got, _ = repair_period_stub(["1g4g\u2014January", "February"])
     assert got == ["1g4g\u2014January", "February"]
+
+
+def test_a_stub_head_under_the_column_heads_is_no_part_of_the_first_label() -> None:
+    """1984-06 p62 (CM-IV-1): "Type of liability or claim" (the stub head, ruled off)
+    stands 2.7 text heights over "Total liabilities"; the rows below are spaced out by
+    sub-headings, so the body's pitch is wide. It stays the stub head: the first label
+    is "Total liabilities"."""
+    page = Page()
+    page.centred("Table CM-IV-1.- Total Liabilities and Claims by Type", 1275, 300)
+    page.centred("In millions of dollars", 1275, 360)
+    page.centred("1979", COLS[0] - 90, 430)
+    page.centred("1980", COLS[1] - 90, 430)
+    page.text("Type of liability or claim", LEFT, 520)
+    y = 520 + 2.7 * H
+    for label, heading in (("Total liabilities", "Financial:"), ("Payable in dollars", "Commercial:"),
+                           ("Trade payables", "Other:"), ("Advance receipts", None)):  # fmt: skip
+        page.text(label + " ......", LEFT, y)
+        page.right("1,000", COLS[0], y)
+        page.right("2,000", COLS[1], y)
+        if heading:
+            page.text(heading, LEFT, y + PITCH)
+        y += 2 * PITCH
+    tables, cells = _table(page)
+    got = cells.sort("row_idx").unique("row_idx", maintain_order=True)["row_label"].to_list()
+    assert got[0] == "Total liabilities"
+    assert "Type of liability or claim" in tables["stub_head"].item()
