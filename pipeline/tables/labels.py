@@ -108,6 +108,28 @@ _MID_PHRASE_END = re.compile(
 _LEADERS_END = re.compile(r"(\.\s?){3,}$|\u2026$")
 
 
+def continues_phrase(text: str, nxt: str) -> bool:
+    """Whether ``nxt`` goes on with the phrase ``text`` started on the line above: it
+    starts in lower case ("Duty-free" / "articles"), or ``text`` stops mid-phrase or
+    inside brackets ("Call classes (due or first" / "becoming callable)")."""
+    t, n = (text or "").strip(), (nxt or "").strip()
+    return bool(t and n) and (
+        n[0].islower() or bool(_MID_PHRASE_END.search(t)) or t.count("(") > t.count(")")
+    )
+
+
+_PERIOD_ROW = re.compile(
+    r"^\W*(1[89]\d\d|20\d\d)\b"
+    r"|^\W*(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?(\s+\d{1,2})?\W*$",
+    re.IGNORECASE,
+)
+
+
+def is_period_row(label: str) -> bool:
+    """A stub label that names a period ("1935", "1939-Apr.", "Feb. 7", "March")."""
+    return bool(_PERIOD_ROW.match(label or ""))
+
+
 def continues_label(label: str, line: str) -> bool:
     """Whether a text line set just below a row continues that row's label, where the
     figures stand on a label's first line (or in its middle): the line starts in lower

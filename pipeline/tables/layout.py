@@ -22,9 +22,11 @@ from pipeline.tables.axes import cell_periods
 from pipeline.tables.headers import Column, column_paths
 from pipeline.tables.labels import (
     clean_header_path,
+    continues_phrase,
     continues_label,
     footnoted_month_rows,
     is_heading,
+    is_period_row,
     join_wrapped,
     repair_period_stub,
     StubTree,
@@ -373,8 +375,12 @@ def read_table(
         label, placed = place_row(row, columns, height)
         label = join_wrapped([label, tails.get(row_idx, "")])
         prefix, new_headings = _continuation(block.inner.get(row_idx, []))
+        if prefix and is_period_row(label) and not continues_phrase(prefix, label):
+            # a period does not wrap: the text over "1935" is a heading ("Receipts")
+            x_prefix = min(r.line.x0 for r in block.inner.get(row_idx, []))
+            new_headings, prefix = [*new_headings, (strip_marks(prefix), x_prefix)], ""
         for text, x in new_headings:
-            stub.heading(text, x)
+            stub.heading(lexicon.correct(text)[0] if lexicon is not None else text, x)
         x_row = min((c.x0 for c in row.label), default=row.line.x0)
         if prefix:
             x_row = min(x_row, min(r.line.x0 for r in block.inner.get(row_idx, [])))
@@ -615,18 +621,31 @@ def _label_tails(
 
 def _continuation(inner: list[RowLine]) -> tuple[str, list[tuple[str, float]]]:
     """Text lines just above a body row: the first part of a wrapped row label, and the
-    stub headings among them, top down ("Asia:" over "China:"), each with its indent:
-    they become the parents of the rows indented under them."""
-    parts: list[str] = []
+    stub headings among them, top down ("Asia:" over "China:"), each with its indent
+    (a heading's wrapped first lines joined to it): they become the parents of the
+    rows indented under them."""
+    parts: list[tuple[str, float]] = []
     headings: list[tuple[str, float]] = []
     for row in inner:
         text = clean_label(row.line.text)
         if is_heading(row.line.text):
-            headings.append((strip_marks(text.rstrip(":-\u2014 ")), row.line.x0))
+            head, x = text.rstrip(":-\u2014 "), row.line.x0
+            # a heading wrapped over lines: "Duty-free" / "articles:", "Call classes
+            # (due or first" / "becoming callable):"
+            while parts and continues_phrase(parts[-1][0], head):
+                first, x_first = parts.pop()
+                first = re.sub(r"\s+[.\u2026\u00b7]+$", "", first)  # a leader dot left
+                head, x = join_wrapped([first, head]), min(x, x_first)
+            headings.append((strip_marks(head), x))
             parts = []
         elif text:
-            parts.append(text)
-    return " ".join(parts[-2:]), headings
+            parts.append((text, row.line.x0))
+    # the last two lines, and more above them while each runs on into the next
+    # ("Articles com-" / "posed in chief" / "value of manu-" / "factured sugar")
+    start = max(len(parts) - 2, 0)
+    while start > 0 and continues_phrase(parts[start - 1][0], parts[start][0]):
+        start -= 1
+    return " ".join(p for p, _ in parts[start:]), headings
 
 
 def _cell_record(

@@ -259,3 +259,62 @@ def test_a_stub_head_under_the_column_heads_is_no_part_of_the_first_label() -> N
     got = cells.sort("row_idx").unique("row_idx", maintain_order=True)["row_label"].to_list()
     assert got[0] == "Total liabilities"
     assert "Type of liability or claim" in tables["stub_head"].item()
+
+
+def _rows(page: Page) -> tuple[list[str], list[str]]:
+    _, cells = _table(page)
+    got = cells.sort("row_idx").unique("row_idx", maintain_order=True)
+    return got["row_label"].to_list(), got["row_parent"].to_list()
+
+
+def _head(page: Page, title: str) -> None:
+    page.centred(title, 1275, 300)
+    page.centred("In millions of dollars", 1275, 360)
+    page.centred("1940", COLS[0] - 90, 430)
+    page.centred("1941", COLS[1] - 90, 430)
+
+
+def test_wrapped_headings_and_long_wrapped_labels_are_joined() -> None:
+    """1967-08 p76: the heading "Call classes (due or first" / "becoming callable):"
+    is one parent; 1939-12 p22: "Dutiable ." / "articles 3/:" is "Dutiable articles",
+    and "Articles com-" / "posed in chief" / "value of manu-" / "factured sugar" is
+    one four-line label (not its last two lines)."""
+    page = Page()
+    _head(page, "Table 7.- Maturity of Securities")
+    y = 500.0
+    lines = [("Call classes (due or first", 0, None), ("becoming callable):", 0, None),
+             ("Within 1 year .....", 40, "10"), ("Dutiable .", 0, None),
+             ("articles 3/:", 0, None), ("Cane sugar .....", 40, "20"),
+             ("Articles com-", 40, None), ("posed in chief", 40, None),
+             ("value of manu-", 40, None), ("factured sugar .....", 40, "30")]  # fmt: skip
+    for text, indent, figure in lines:
+        page.text(text, LEFT + indent, y)
+        if figure:
+            page.right(figure, COLS[0], y)
+            page.right(figure, COLS[1], y)
+        y += PITCH
+    labels, parents = _rows(page)
+    assert labels == ["Within 1 year", "Cane sugar",
+                      "Articles composed in chief value of manufactured sugar"]  # fmt: skip
+    assert parents == ["Call classes (due or first becoming callable)", "Dutiable articles",
+                       "Dutiable articles"]  # fmt: skip
+
+
+def test_text_over_period_rows_is_their_heading() -> None:
+    """1940-05 p20: "Receipts" / "Excess of expenditures" stand over year rows; a year
+    does not wrap, so the text is the rows' heading, not part of the first label
+    ("Excess of expenditures 1935")."""
+    page = Page()
+    _head(page, "Table 2.- Monthly Receipts and Expenditures")
+    y = 500.0
+    for text, figure in (("Receipts", None), ("1935 .....", "10"), ("1936 .....", "11"),
+                         ("Excess of expenditures", None), ("1935 .....", "12"),
+                         ("1936 .....", "13")):  # fmt: skip
+        page.text(text, LEFT, y)
+        if figure:
+            page.right(figure, COLS[0], y)
+            page.right(figure, COLS[1], y)
+        y += PITCH
+    labels, parents = _rows(page)
+    assert labels == ["1935", "1936", "1935", "1936"]
+    assert parents == ["Receipts", "Receipts", "Excess of expenditures", "Excess of expenditures"]
