@@ -179,8 +179,8 @@ class StubTree:
 
     Rows sit under the stub heading above them ("Budget outlays:"); a row printed
     left of a heading is not under it. A heading whose rows are set deeper than
-    itself ("China:" over "Mainland", "Taiwan") is closed by the next row back at its own indent ("Hong
-    Kong"); a heading whose rows are flush with it ("Budget outlays:" over
+    itself ("China:" over "Mainland", "Taiwan") is closed by the next row back at its
+    own indent ("Hong Kong"); a heading whose rows are flush with it ("Budget outlays:" over
     "Legislative branch") stays open for them, and a heading among those rows
     ("Department of the Treasury:") is a sub-heading of it. A total closes its group:
     the heading it names ("Total outlays" under "Budget outlays:"), else the innermost.
@@ -370,8 +370,11 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
             continue  # not one month apart, or a January (which prints its year)
         out[i] = _month_in_style(month, [out[i - 1], out[i + 1]])
         months[i] = month
-    years = {i: y for i, label in enumerate(out)
-             if (m := re.match(r"^\s*(\d{4})\b", label or "")) and (y := _year_of(m.group(1)))}  # fmt: skip
+    years = {}
+    for i, label in enumerate(out):
+        m = re.match(r"^\s*(\d{4})\b", label or "")
+        if m and (y := _year_of(m.group(1))):
+            years[i] = y
     for i in range(len(out) - 1, -1, -1):  # bottom up: a restored year vouches for the next
         label = out[i]
         m = re.match(r"^\s*([0-9A-Za-z]{4})(?![A-Za-z])", label or "")
@@ -384,8 +387,10 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
             years[i] = y
     for i, label in enumerate(out):  # "1954 (Eet )", "1968 (Est." : the estimate mark
         m = _ESTIMATE_STUB.match((label or "").strip())
-        if m and (word := m.group(2).lower()) and (
-            slip_cost(word, "est") <= SLIP_COST or slip_cost(word, "estimated") <= 1
+        if (
+            m
+            and (word := m.group(2).lower())
+            and (slip_cost(word, "est") <= SLIP_COST or slip_cost(word, "estimated") <= 1)
         ):
             out[i] = f"{m.group(1)} ({'Est.' if len(word) <= 4 else 'Estimated'})"
     for i, label in enumerate(out):

@@ -22,23 +22,16 @@ from pipeline.tables.axes import cell_periods
 from pipeline.tables.headers import Column, column_paths
 from pipeline.tables.labels import (
     clean_header_path,
-    continues_phrase,
-    continues_label,
     footnoted_month_rows,
-    is_heading,
-    is_period_row,
-    join_wrapped,
     repair_period_stub,
-    StubTree,
-    strip_marks,
-    strip_row_marks,
 )
 from pipeline.tables.lexicon import Lexicon, build_lexicon
-from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
+from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
 from pipeline.tables.periods import repair_year_run
 from pipeline.tables.preamble import read_preamble
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+from pipeline.tables.stub import read_stub
 from pipeline.tables.titles import split_title
 from pipeline.tables.units import is_unit_line, table_unit
 
@@ -365,31 +358,9 @@ def read_table(
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
-    labels: list[str] = []
-    read_labels: list[str] = []  # as read, before lexicon corrections
-    parents: list[str] = []
-    placed_rows: list[dict[int, Chunk]] = []
-    stub = StubTree(height)
-    tails = _label_tails(block, columns, height, pitch)
-    for row_idx, row in enumerate(block.body):
-        label, placed = place_row(row, columns, height)
-        label = join_wrapped([label, tails.get(row_idx, "")])
-        prefix, new_headings = _continuation(block.inner.get(row_idx, []))
-        if prefix and is_period_row(label) and not continues_phrase(prefix, label):
-            # a period does not wrap: the text over "1935" is a heading ("Receipts")
-            x_prefix = min(r.line.x0 for r in block.inner.get(row_idx, []))
-            new_headings, prefix = [*new_headings, (strip_marks(prefix), x_prefix)], ""
-        for text, x in new_headings:
-            stub.heading(lexicon.correct(text)[0] if lexicon is not None else text, x)
-        x_row = min((c.x0 for c in row.label), default=row.line.x0)
-        if prefix:
-            x_row = min(x_row, min(r.line.x0 for r in block.inner.get(row_idx, [])))
-        labels.append(strip_row_marks(clean_label(join_wrapped([prefix, label]))))
-        read_labels.append(labels[-1])
-        if lexicon is not None:
-            labels[-1], _ = lexicon.correct(labels[-1])
-        parents.append(stub.row(labels[-1], x_row))
-        placed_rows.append(placed)
+    labels, read_labels, parents, placed_rows = read_stub(
+        block, columns, height, pitch, lexicon, place_row
+    )
     labels, _ = repair_period_stub(labels)
     labels = repair_year_run(footnoted_month_rows(labels))
     stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
@@ -589,63 +560,6 @@ def _take_first_label_lines(
         block.inner[0] = taken + block.inner.get(0, [])
         return header_lines[: len(header_lines) - len(taken)]
     return header_lines
-
-
-def _label_tails(
-    block: TableBlock, columns: list[Column], height: float, pitch: float
-) -> dict[int, str]:
-    """Text lines that end the label of the body row above them (taken out of
-    ``block.inner``): where a table sets a row's figures on its label's first line
-    ("6-1/2% note--10/15/06-D-" over "reopening"; "Total international" over "and
-    regional......"), the rest of the label follows single-spaced below, in the stub."""
-    tails: dict[int, str] = {}
-    for row_idx, row in enumerate(block.body[:-1]):
-        below = block.inner.get(row_idx + 1, [])
-        label = " ".join(c.text for c in row.label if not is_leader(c.text))
-        taken, prev_mid = [], row.mid
-        for line in below:
-            text = clean_label(line.line.text)
-            if (
-                line.mid - prev_mid > 0.85 * pitch
-                or line.line.x1 > columns[0].x0 - 0.5 * height
-                or not continues_label(join_wrapped([label, *taken]), line.line.text)
-            ):
-                break
-            taken.append(text)
-            prev_mid = line.mid
-        if taken:
-            tails[row_idx] = join_wrapped(taken)
-            block.inner[row_idx + 1] = below[len(taken):]
-    return tails
-
-
-def _continuation(inner: list[RowLine]) -> tuple[str, list[tuple[str, float]]]:
-    """Text lines just above a body row: the first part of a wrapped row label, and the
-    stub headings among them, top down ("Asia:" over "China:"), each with its indent
-    (a heading's wrapped first lines joined to it): they become the parents of the
-    rows indented under them."""
-    parts: list[tuple[str, float]] = []
-    headings: list[tuple[str, float]] = []
-    for row in inner:
-        text = clean_label(row.line.text)
-        if is_heading(row.line.text):
-            head, x = text.rstrip(":-\u2014 "), row.line.x0
-            # a heading wrapped over lines: "Duty-free" / "articles:", "Call classes
-            # (due or first" / "becoming callable):"
-            while parts and continues_phrase(parts[-1][0], head):
-                first, x_first = parts.pop()
-                first = re.sub(r"\s+[.\u2026\u00b7]+$", "", first)  # a leader dot left
-                head, x = join_wrapped([first, head]), min(x, x_first)
-            headings.append((strip_marks(head), x))
-            parts = []
-        elif text:
-            parts.append((text, row.line.x0))
-    # the last two lines, and more above them while each runs on into the next
-    # ("Articles com-" / "posed in chief" / "value of manu-" / "factured sugar")
-    start = max(len(parts) - 2, 0)
-    while start > 0 and continues_phrase(parts[start - 1][0], parts[start][0]):
-        start -= 1
-    return " ".join(p for p, _ in parts[start:]), headings
 
 
 def _cell_record(

@@ -69,8 +69,7 @@ class Lexicon:
             costs = sorted(
                 (c, -self.counts[w], w)
                 for w, _, _ in found
-                if (c := slip_cost(low, w)) <= 1.0
-                and not _other_ending(low, w)
+                if (c := slip_cost(low, w)) <= 1.0 and not _other_ending(low, w)
             )
             best = None
             if costs:

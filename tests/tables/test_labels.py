@@ -3,8 +3,6 @@ real bulletin pages."""
 
 from __future__ import annotations
 
-import polars as pl
-
 from pipeline.tables.labels import StubTree
 from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
 
@@ -139,8 +137,15 @@ def test_a_label_continued_below_its_figures_is_joined_to_its_own_row() -> None:
     rows = [
         (["6-1/2% note--10/15/06-D-", "reopening"], "11,475", "1,470"),
         (["6-1/2% bond--11/15/26"], "11,493", "1,470"),
-        (["3-3/8% inflation-indexed note--", "01/15/07-A (first issue of",
-          "this kind; dated 01/15/97)"], "7,353", "350"),  # fmt: skip
+        (
+            [
+                "3-3/8% inflation-indexed note--",
+                "01/15/07-A (first issue of",
+                "this kind; dated 01/15/97)",
+            ],
+            "7,353",
+            "350",
+        ),  # fmt: skip
         (["Total international", "and regional. . . . . . ."], "72", "-"),
         (["Grand total. . . . . . . ."], "63,835", "36,400"),
     ]
@@ -247,8 +252,9 @@ def test_a_stub_head_under_the_column_heads_is_no_part_of_the_first_label() -> N
     page.centred("1980", COLS[1] - 90, 430)
     page.text("Type of liability or claim", LEFT, 520)
     y = 520 + 2.7 * H
-    for label, heading in (("Total liabilities", "Financial:"), ("Payable in dollars", "Commercial:"),
-                           ("Trade payables", "Other:"), ("Advance receipts", None)):  # fmt: skip
+    rows = (("Total liabilities", "Financial:"), ("Payable in dollars", "Commercial:"),
+            ("Trade payables", "Other:"), ("Advance receipts", None))  # fmt: skip
+    for label, heading in rows:
         page.text(label + " ......", LEFT, y)
         page.right("1,000", COLS[0], y)
         page.right("2,000", COLS[1], y)

@@ -1,0 +1,119 @@
+"""The stub of one table, row by row: each body row's label as printed (its wrapped
+lines joined, whether they stand over the figures' line or under it, marks stripped,
+OCR slips corrected by the archive's lexicon) and the stub heading it sits under.
+
+Works on the body and inner lines of a ``layout.TableBlock``; ``place_row`` (passed in
+by the layout, which owns the columns) splits a row into label and placed figures.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from pipeline.tables.labels import (
+    StubTree,
+    continues_label,
+    continues_phrase,
+    is_heading,
+    is_period_row,
+    join_wrapped,
+    strip_marks,
+    strip_row_marks,
+)
+from pipeline.tables.lexicon import Lexicon
+from pipeline.tables.lines import clean_label, is_leader
+
+
+def read_stub(
+    block: Any,
+    columns: list,
+    height: float,
+    pitch: float,
+    lexicon: Lexicon | None,
+    place_row: Callable,
+) -> tuple[list[str], list[str], list[str], list[dict]]:
+    """Per body row of ``block``: its label, its label as read (before lexicon
+    corrections), its parent heading ("" if none) and its figures placed in columns."""
+    labels: list[str] = []
+    read_labels: list[str] = []  # as read, before lexicon corrections
+    parents: list[str] = []
+    placed_rows: list[dict] = []
+    stub = StubTree(height)
+    tails = _label_tails(block, columns, height, pitch)
+    for row_idx, row in enumerate(block.body):
+        label, placed = place_row(row, columns, height)
+        label = join_wrapped([label, tails.get(row_idx, "")])
+        prefix, new_headings = _continuation(block.inner.get(row_idx, []))
+        if prefix and is_period_row(label) and not continues_phrase(prefix, label):
+            # a period does not wrap: the text over "1935" is a heading ("Receipts")
+            x_prefix = min(r.line.x0 for r in block.inner.get(row_idx, []))
+            new_headings, prefix = [*new_headings, (strip_marks(prefix), x_prefix)], ""
+        for text, x in new_headings:
+            stub.heading(lexicon.correct(text)[0] if lexicon is not None else text, x)
+        x_row = min((c.x0 for c in row.label), default=row.line.x0)
+        if prefix:
+            x_row = min(x_row, min(r.line.x0 for r in block.inner.get(row_idx, [])))
+        labels.append(strip_row_marks(clean_label(join_wrapped([prefix, label]))))
+        read_labels.append(labels[-1])
+        if lexicon is not None:
+            labels[-1], _ = lexicon.correct(labels[-1])
+        parents.append(stub.row(labels[-1], x_row))
+        placed_rows.append(placed)
+    return labels, read_labels, parents, placed_rows
+
+
+def _label_tails(block: Any, columns: list, height: float, pitch: float) -> dict[int, str]:
+    """Text lines that end the label of the body row above them (taken out of
+    ``block.inner``): where a table sets a row's figures on its label's first line
+    ("6-1/2% note--10/15/06-D-" over "reopening"; "Total international" over "and
+    regional......"), the rest of the label follows single-spaced below, in the stub."""
+    tails: dict[int, str] = {}
+    for row_idx, row in enumerate(block.body[:-1]):
+        below = block.inner.get(row_idx + 1, [])
+        label = " ".join(c.text for c in row.label if not is_leader(c.text))
+        taken, prev_mid = [], row.mid
+        for line in below:
+            text = clean_label(line.line.text)
+            if (
+                line.mid - prev_mid > 0.85 * pitch
+                or line.line.x1 > columns[0].x0 - 0.5 * height
+                or not continues_label(join_wrapped([label, *taken]), line.line.text)
+            ):
+                break
+            taken.append(text)
+            prev_mid = line.mid
+        if taken:
+            tails[row_idx] = join_wrapped(taken)
+            block.inner[row_idx + 1] = below[len(taken) :]
+    return tails
+
+
+def _continuation(inner: list) -> tuple[str, list[tuple[str, float]]]:
+    """Text lines just above a body row: the first part of a wrapped row label, and the
+    stub headings among them, top down ("Asia:" over "China:"), each with its indent
+    (a heading's wrapped first lines joined to it): they become the parents of the
+    rows indented under them."""
+    parts: list[tuple[str, float]] = []
+    headings: list[tuple[str, float]] = []
+    for row in inner:
+        text = clean_label(row.line.text)
+        if is_heading(row.line.text):
+            head, x = text.rstrip(":-\u2014 "), row.line.x0
+            # a heading wrapped over lines: "Duty-free" / "articles:", "Call classes
+            # (due or first" / "becoming callable):"
+            while parts and continues_phrase(parts[-1][0], head):
+                first, x_first = parts.pop()
+                first = re.sub(r"\s+[.\u2026\u00b7]+$", "", first)  # a leader dot left
+                head, x = join_wrapped([first, head]), min(x, x_first)
+            headings.append((strip_marks(head), x))
+            parts = []
+        elif text:
+            parts.append((text, row.line.x0))
+    # the last two lines, and more above them while each runs on into the next
+    # ("Articles com-" / "posed in chief" / "value of manu-" / "factured sugar")
+    start = max(len(parts) - 2, 0)
+    while start > 0 and continues_phrase(parts[start - 1][0], parts[start][0]):
+        start -= 1
+    return " ".join(p for p, _ in parts[start:]), headings
