@@ -42,8 +42,11 @@ def read_stub(
     placed_rows: list[dict] = []
     stub = StubTree(height)
     tails = _label_tails(block, columns, height, pitch)
+    split = _stub_split(block.body, height)
     for row_idx, row in enumerate(block.body):
         label, placed = place_row(row, columns, height)
+        if split is not None:
+            label = _naming_part(row, split) or label
         label = join_wrapped([label, tails.get(row_idx, "")])
         prefix, new_headings = _continuation(block.inner.get(row_idx, []))
         if prefix and is_period_row(label) and not continues_phrase(prefix, label):
@@ -117,3 +120,42 @@ def _continuation(inner: list) -> tuple[str, list[tuple[str, float]]]:
     while start > 0 and continues_phrase(parts[start - 1][0], parts[start][0]):
         start -= 1
     return " ".join(p for p, _ in parts[start:]), headings
+
+
+_DATE = re.compile(r"\d{1,2}/\d{1,2}/\d{2,4}")
+
+
+def _label_chunks(row: Any) -> list:
+    return [c for c in row.label if not is_leader(c.text)]
+
+
+def _stub_split(body: list, height: float) -> float | None:
+    """Where a stub split into two sub-columns divides them ("Issue date" |
+    "Description of securities", 1997-09 PDO-4A; "Date of financing" | "Date of
+    maturity", 1984-06 PDO-4B), or None: most rows' labels are two phrases, the first
+    a date, the second starting at one x (within a text height) past the first."""
+    pairs = [
+        (chunks[0], chunks[1])
+        for row in body
+        if len(chunks := _label_chunks(row)) == 2 and _DATE.fullmatch(chunks[0].text.strip())
+    ]
+    if len(pairs) < 3 or len(pairs) < 0.6 * len(body):
+        return None
+    starts = sorted(second.x0 for _, second in pairs)
+    mid = starts[len(starts) // 2]
+    if sum(abs(x - mid) <= height for x in starts) < 0.8 * len(pairs):
+        return None
+    if max(first.x1 for first, _ in pairs) >= mid - 0.5 * height:
+        return None
+    return mid - 0.5 * height
+
+
+def _naming_part(row: Any, split: float) -> str:
+    """The sub-column of a split stub that names the row: the words of the
+    description ("6% note--09/30/98-AK", not its issue date); of two dates, the
+    first ("3/25/82", the date of financing, not the date of maturity)."""
+    left = " ".join(c.text for c in _label_chunks(row) if c.x0 < split)
+    right = " ".join(c.text for c in _label_chunks(row) if c.x0 >= split)
+    if re.search(r"[A-Za-z]", right):
+        return right
+    return left

@@ -324,3 +324,33 @@ def test_text_over_period_rows_is_their_heading() -> None:
     labels, parents = _rows(page)
     assert labels == ["1935", "1936", "1935", "1936"]
     assert parents == ["Receipts", "Receipts", "Excess of expenditures", "Excess of expenditures"]
+
+
+def test_a_stub_split_into_a_date_and_a_description_is_labelled_by_the_description() -> None:
+    """1997-09 p45 (PDO-4A): the stub prints "Issue date" and "Description of
+    securities" side by side; the row is named by the description. 1984-06 p39: of
+    "Date of financing" and "Date of maturity" (two dates) the first names the row."""
+    page = Page()
+    _head(page, "Table PDO-4A.- Allotments by Investor Classes")
+    y = 500.0
+    issues = (("09/30/96", "6% note--09/30/98-AK"), ("10/15/96", "6-1/2% note--10/15/06-D"),
+              ("10/31/96", "5-7/8% note--10/31/98-AL"))  # fmt: skip
+    for date, text in issues:
+        page.text(date, LEFT, y)
+        page.text(text, LEFT + 220, y)
+        page.right("21,485", COLS[0], y)
+        page.right("2,250", COLS[1], y)
+        y += PITCH
+    labels, _ = _rows(page)
+    assert labels == ["6% note--09/30/98-AK", "6-1/2% note--10/15/06-D", "5-7/8% note--10/31/98-AL"]
+    page = Page()
+    _head(page, "Table PDO-4B.- Allotments by Investor Classes")
+    y = 500.0
+    for first, second in (("3/25/82", "3/24/83"), ("4/22/82", "4/21/83"), ("6/17/82", "6/16/83")):
+        page.text(first, LEFT, y)
+        page.text(second, LEFT + 220, y)
+        page.right("12.509", COLS[0], y)
+        page.right("5,277", COLS[1], y)
+        y += PITCH
+    labels, _ = _rows(page)
+    assert labels == ["3/25/82", "4/22/82", "6/17/82"]
