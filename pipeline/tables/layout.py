@@ -36,6 +36,11 @@ from pipeline.tables.titles import split_title
 from pipeline.tables.units import is_unit_line, table_unit
 
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
+# a date in a label: "Sept." wants its day ("30,"), "Sept. 30," its year
+_DATE_TO_DAY = re.compile(
+    r",\s+(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?$", re.I
+)
+_DATE_TO_YEAR = re.compile(r"\b[A-Z][a-z]{2,8}\.?\s+\d{1,2},$")
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
 # Figures a column head prints among its words: "Within 1 year", "1-5 years", "20 years
 # or more" (maturity classes). A line of such figures *and* words is a head line.
@@ -277,7 +282,21 @@ def split_label(
             and not re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", label[-1].text.strip())
         )
         leads = bool(re.search(r"\.{2,}$|\u2026$", chunk.text))
-        if not chunk.is_number or is_leader(chunk.text) or at_margin or in_label or leads:
+        # the day and year that end a date in the label ("Ending balance, Sept. | 30, |
+        # 1983"), however OCR spaced them
+        text = " ".join(c.text for c in label)
+        dated = (
+            bool(label)
+            and chunk.x0 - label[-1].x1 < 2.5 * height
+            and (
+                (bool(_DATE_TO_DAY.search(text)) and bool(re.fullmatch(r"\d{1,2},", chunk.text)))
+                or (
+                    bool(_DATE_TO_YEAR.search(text))
+                    and bool(re.fullmatch(r"(18|19|20)\d\d", chunk.text.strip()))
+                )
+            )
+        )
+        if not chunk.is_number or is_leader(chunk.text) or at_margin or in_label or leads or dated:
             label.append(chunk)
             continue
         return label, chunks[i:]

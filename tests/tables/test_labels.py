@@ -354,3 +354,24 @@ def test_a_stub_split_into_a_date_and_a_description_is_labelled_by_the_descripti
         y += PITCH
     labels, _ = _rows(page)
     assert labels == ["3/25/82", "4/22/82", "6/17/82"]
+
+
+def test_a_date_ending_a_label_keeps_its_day_and_year() -> None:
+    """1984-06 p88: "Beginning balance, Sept. 30, 1982": OCR spaced "30," and "1982"
+    a gutter apart; they end the label's date, they are no column figures."""
+    page = Page()
+    _head(page, "Table 3.- Changes in Receivables")
+    y = 500.0
+    for text, year in (("Beginning balance, Sept.", "1982"), ("New receivables", None),
+                       ("Ending balance, Sept.", "1983")):  # fmt: skip
+        page.text(text, LEFT, y)
+        if year:
+            x = LEFT + len(text) * 20 + 50
+            page.text("30,", x, y)
+            page.text(year, x + 110, y)
+        page.right("53.7", COLS[0], y)
+        page.right("93.7", COLS[1], y)
+        y += PITCH
+    labels, _ = _rows(page)
+    assert labels == ["Beginning balance, Sept. 30, 1982", "New receivables",
+                      "Ending balance, Sept. 30, 1983"]  # fmt: skip
