@@ -228,6 +228,10 @@ class StubTree:
         return parent
 
 
+_MIXED_TOKEN = re.compile(r"\d[a-z]|[a-z]\d")
+_ORDINALS = re.compile(r"\b\d+(st|nd|rd|th|s)\b")  # "1st", "2nd", "1990s"
+
+
 def label_problems(label: str) -> list[str]:
     """Why a label cannot be trusted in a question; empty when it reads as a label.
 
@@ -258,6 +262,8 @@ def label_problems(label: str) -> list[str]:
         problems.append("stray mark")  # "Bolivia 5 n": a footnote digit or letter left in
     if t.count(" / ") >= 3:
         problems.append("header path too deep")
+    if _MIXED_TOKEN.search(_ORDINALS.sub(" ", t)):
+        problems.append("letters among digits")  # "o11", "19h7", "195k": OCR misreadings
     return problems
 
 

@@ -375,3 +375,14 @@ def test_a_date_ending_a_label_keeps_its_day_and_year() -> None:
     labels, _ = _rows(page)
     assert labels == ["Beginning balance, Sept. 30, 1982", "New receivables",
                       "Ending balance, Sept. 30, 1983"]  # fmt: skip
+
+
+def test_letters_misread_among_digits_make_a_label_uncertain() -> None:
+    """1939-12 p22 "Full o11 etc.", 1948-05 p18 "1g47-July", 1953-09 p16 "195k": OCR
+    letters among digits; a question must not name them. Codes and ordinals are fine."""
+    from pipeline.tables.labels import label_problems
+
+    for bad in ("Full o11 etc.", "1g47-July", "195k", "Igh1-19h5"):
+        assert "letters among digits" in label_problems(bad), bad
+    for good in ("6-1/2% note--10/15/06-D", "FY2016", "1st quarter", "The 1990s", "CM-IV-5"):
+        assert "letters among digits" not in label_problems(good), good
