@@ -182,23 +182,22 @@ class StubTree:
     itself ("China:" over "Mainland", "Taiwan") is closed by the next row back at its
     own indent ("Hong Kong"); a heading whose rows are flush with it ("Budget outlays:" over
     "Legislative branch") stays open for them, and a heading among those rows
-    ("Department of the Treasury:") is a sub-heading of it. A total closes its group:
+    ("Department of the Treasury:") is a sub-heading of it, as is a heading set
+    directly under it ("Assets" over "U.S. dollars:"). A total closes its group:
     the heading it names ("Total outlays" under "Budget outlays:"), else the innermost.
     """
 
     height: float
     open: list[_Open] = field(default_factory=list)
 
-    def _settle(self, x: float, heading: bool) -> None:
+    def _settle(self, x: float) -> None:
         tol = 0.5 * self.height
         out = []
         for h in self.open:
             if h.x > x + tol:
                 continue
             if h.rows_x is None:
-                if heading and x <= h.x + tol:
-                    continue  # a sibling, not a child
-                h.rows_x = x
+                h.rows_x = x  # its first row, or a sub-heading under it
             elif h.rows_x > h.x + tol and x < h.rows_x - tol:
                 continue
             out.append(h)
@@ -206,12 +205,12 @@ class StubTree:
 
     def heading(self, text: str, x: float) -> None:
         """A stub heading line (no figures) starting at ``x``."""
-        self._settle(x, heading=True)
+        self._settle(x)
         self.open.append(_Open(x, text))
 
     def row(self, label: str, x: float) -> str:
         """A body row starting at ``x``: its parent ("" if none)."""
-        self._settle(x, heading=False)
+        self._settle(x)
         named = -1
         if _TOTAL.match(label or ""):
             words = _content_words(_TOTAL.sub("", label)) - {"total"}

@@ -93,6 +93,9 @@ def _label_tails(block: Any, columns: list, height: float, pitch: float) -> dict
     return tails
 
 
+_SECTION_HEAD = re.compile(r"[A-Z][A-Za-z'&,.\- ]{2,60}")
+
+
 def _continuation(inner: list) -> tuple[str, list[tuple[str, float]]]:
     """Text lines just above a body row: the first part of a wrapped row label, and the
     stub headings among them, top down ("Asia:" over "China:"), each with its indent
@@ -110,6 +113,10 @@ def _continuation(inner: list) -> tuple[str, list[tuple[str, float]]]:
                 first, x_first = parts.pop()
                 first = re.sub(r"\s+[.\u2026\u00b7]+$", "", first)  # a leader dot left
                 head, x = join_wrapped([first, head]), min(x, x_first)
+            # a line of words standing alone over a heading is a section heading
+            # printed without a colon ("Assets" over "U.S. dollars:", 2016-09 ESF-1)
+            if len(parts) == 1 and _SECTION_HEAD.fullmatch(parts[0][0]):
+                headings.append((strip_marks(parts[0][0]), parts[0][1]))
             headings.append((strip_marks(head), x))
             parts = []
         elif text:

@@ -55,14 +55,27 @@ def test_flush_rows_stay_under_their_heading_and_a_named_total_closes_it() -> No
                        "Undistributed offsetting receipts", "Budget outlays", ""]  # fmt: skip
 
 
-def test_two_flush_headings_in_a_row_are_siblings() -> None:
-    """A heading directly after another at the same indent (no row between) replaces
-    it: "Receipts:" / "Expenditures:" are siblings, not nested."""
-    tree = StubTree(H)
-    tree.heading("Receipts", 0)
-    tree.heading("Expenditures", 0)
-    assert tree.row("Customs", 0) == "Expenditures"
-    assert [h.text for h in tree.open] == ["Expenditures"]
+def test_a_heading_directly_over_another_is_its_section() -> None:
+    """2016-09 p64 (ESF-1): "Assets" (no colon) over "U.S. dollars:" over "Held with
+    Treasury:" over the rows; "Accounts receivable", back at the indent of "Assets",
+    sits under it, and "Total assets" closes it."""
+    page = Page()
+    _head(page, "TABLE ESF-1.- Balances")
+    y = 500.0
+    lines = [("Assets", 0, None), ("U.S. dollars:", 0, None), ("Held with Treasury:", 30, None),
+             ("Fund Balance .....", 60, "10"), ("Special drawing rights .....", 30, "20"),
+             ("Accounts receivable .....", 0, "30"), ("Total assets .....", 30, "60"),
+             ("Liabilities and capital", 0, None), ("Current liabilities:", 0, None),
+             ("Accounts payable .....", 30, "5")]  # fmt: skip
+    for text, indent, figure in lines:
+        page.text(text, LEFT + indent, y)
+        if figure:
+            page.right(figure, COLS[0], y)
+            page.right(figure, COLS[1], y)
+        y += PITCH
+    labels, parents = _rows(page)
+    assert parents == ["Held with Treasury", "U.S. dollars", "Assets", "Assets",
+                       "Current liabilities"]  # fmt: skip
 
 
 def test_marks_after_a_row_label_are_stripped() -> None:
