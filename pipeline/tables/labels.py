@@ -58,6 +58,8 @@ def strip_row_marks(label: str) -> str:
     "1967", "Mar. r" -> "Mar.", "1961 6" -> "1961", "Legislative branch =" ->
     "Legislative branch". A single capital letter stays ("Series E", "Note A")."""
     text = strip_marks(label)
+    # a month OCR split before its last letter ("Jul y") is no label with a mark
+    text = re.sub(r"\b(Jul|Jun|Ma|Ju)\s([ye])$", r"\1\2", text)
     for _ in range(2):
         text = _GLYPH_TAIL.sub("", text)
         text = _PERIOD_MARK.sub("", text)
@@ -400,7 +402,9 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
             out[i] = f"{m.group(1)} ({'Est.' if len(word) <= 4 else 'Estimated'})"
     for i, label in enumerate(out):
         m = re.match(r"^(\d{4})(\s*)([-\u2013\u2014~]?)(\s*)([A-Za-z].*)$", (label or "").strip())
-        if m and _month_of(m.group(5).split()[0]) is not None and m.group(3) != "-":
+        glued = m and not (m.group(2) or m.group(3) or m.group(4))  # "1947July"
+        if m and _month_of(m.group(5).split()[0]) is not None and (glued or m.group(3) not in "-"):
+            # "1948—January", "1967~January" (a dash OCR read as another glyph)
             out[i] = f"{m.group(1)}{m.group(2)}-{m.group(4)}{m.group(5)}"
     fixes = [(a, b) for a, b in zip(labels, out, strict=True) if a != b]
     return out, fixes

@@ -36,11 +36,12 @@ from pipeline.tables.titles import split_title
 from pipeline.tables.units import is_unit_line, table_unit
 
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
-# a date in a label: "Sept." wants its day ("30,"), "Sept. 30," its year
+# a date closing a label after a comma: "balance, Sept." wants its day ("30,"),
+# "balance, Sept. 30," its year (a stub of dates, "June 15, | 1963", keeps its columns)
 _DATE_TO_DAY = re.compile(
     r",\s+(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?$", re.I
 )
-_DATE_TO_YEAR = re.compile(r"\b[A-Z][a-z]{2,8}\.?\s+\d{1,2},$")
+_DATE_TO_YEAR = re.compile(r",\s+[A-Z][a-z]{2,8}\.?\s+\d{1,2},$")
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
 # Figures a column head prints among its words: "Within 1 year", "1-5 years", "20 years
 # or more" (maturity classes). A line of such figures *and* words is a head line.

@@ -52,7 +52,8 @@ class Lexicon:
         Candidates are the lexicon words within two edits; an edit costs 1, but a letter
         read as its typewriter look-alike ("e" for "s": "Banke", "veesele") costs
         ``SLIP_COST``, so "Banke" is "Banks" rather than "Bank". The cheapest candidate
-        (at most one full edit) wins when no other is as cheap, or when it is
+        (at most one full edit; of equal cost, the fewer edits: "Bove" is "Above", not
+        "Have" by two look-alikes) wins when no other is as cheap, or when it is
         ``DOMINANCE`` times as frequent as the next equally cheap one. A word that only
         ends otherwise than a lexicon word ("Honduran", "Nicaraguan" beside "Honduras",
         "Nicaragua") is a word of its own, not a misreading of it; and a short word
@@ -67,13 +68,13 @@ class Lexicon:
                 low, self._choices, scorer=Levenshtein.distance, score_cutoff=2, limit=None
             )
             costs = sorted(
-                (c, -self.counts[w], w)
-                for w, _, _ in found
+                (c, edits, -self.counts[w], w)
+                for w, edits, _ in found
                 if (c := slip_cost(low, w)) <= 1.0 and not _other_ending(low, w)
             )
             best = None
             if costs:
-                cheapest = [w for c, _, w in costs if c == costs[0][0]]
+                cheapest = [w for c, e, _, w in costs if (c, e) == costs[0][:2]]
                 if len(cheapest) == 1 or (
                     self.counts[cheapest[0]] >= DOMINANCE * self.counts[cheapest[1]]
                 ):

@@ -49,7 +49,13 @@ def read_stub(
             label = _naming_part(row, split) or label
         label = join_wrapped([label, tails.get(row_idx, "")])
         prefix, new_headings = _continuation(block.inner.get(row_idx, []))
-        if prefix and is_period_row(label) and not continues_phrase(prefix, label):
+        if (
+            prefix
+            and is_period_row(label)
+            and not is_period_row(prefix)  # "1990" over "Jan" is the row's year
+            and bool(_SECTION_HEAD.fullmatch(prefix))  # words, no "Add. 6/15/38)"
+            and not continues_phrase(prefix, label)
+        ):
             # a period does not wrap: the text over "1935" is a heading ("Receipts")
             x_prefix = min(r.line.x0 for r in block.inner.get(row_idx, []))
             new_headings, prefix = [*new_headings, (strip_marks(prefix), x_prefix)], ""

@@ -399,3 +399,37 @@ def test_letters_misread_among_digits_make_a_label_uncertain() -> None:
         assert "letters among digits" in label_problems(bad), bad
     for good in ("6-1/2% note--10/15/06-D", "FY2016", "1st quarter", "The 1990s", "CM-IV-5"):
         assert "letters among digits" not in label_problems(good), good
+
+
+def test_archive_wide_audit_cases() -> None:
+    """Cases found rebuilding every page of the 12 real bulletins: 1940-05 "Bove" is
+    "Above" (one edit), not "Have" (two look-alikes); 1984-06 "Jul y" is "July"; a
+    year set apart from its month ("1990 Jan", 1997-09) is not given a dash it does
+    not print."""
+    from collections import Counter
+
+    from pipeline.tables.labels import repair_period_stub, strip_row_marks
+    from pipeline.tables.lexicon import Lexicon
+
+    lexicon = Lexicon(Counter({"above": 40, "have": 200, "move": 3}))
+    assert lexicon.correct("Bove")[0] == "Above"
+    assert strip_row_marks("Jul y") == "July"
+    assert repair_period_stub(["1990 Jan", "Feb", "Mar"])[0] == ["1990 Jan", "Feb", "Mar"]
+
+
+def test_a_year_line_over_a_month_row_stays_in_its_label() -> None:
+    """1997-09 p55: "1990" printed over "Jan ....." is the row's year, not a heading;
+    1939-12 p45-style "Add. 6/15/38)" over "Dec" is no heading either (not words)."""
+    page = Page()
+    _head(page, "Table 5.- Monthly Series")
+    y = 500.0
+    for text, figure in (("1990", None), ("Jan .....", "10"), ("Feb .....", "11"),
+                         ("(Add. 6/15/38)", None), ("Mar .....", "12")):  # fmt: skip
+        page.text(text, LEFT, y)
+        if figure:
+            page.right(figure, COLS[0], y)
+            page.right(figure, COLS[1], y)
+        y += PITCH
+    labels, parents = _rows(page)
+    assert labels == ["1990 Jan", "Feb", "(Add. 6/15/38) Mar"]
+    assert parents == ["", "", ""]
