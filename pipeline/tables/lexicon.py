@@ -24,7 +24,7 @@ MIN_LENGTH = 4  # shorter words ("of", "and", "tax") are too easily one edit fro
 CONFIDENT = 90.0  # OCR confidence above which a word counts as read right ...
 MIN_DOCS = 2  # ... when it is read so in at least this many documents
 DOMINANCE = 3  # the best candidate must be this many times as frequent as the next
-MIN_SUPPORT = 5  # a short word (``SHORT`` letters or fewer) is corrected only to a word
+MIN_SUPPORT = 20  # a short word (``SHORT`` letters or fewer) is corrected only to a word
 SHORT = 5  # the archive prints this often: "beet" read right is no misreading of "best"
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -58,7 +58,8 @@ class Lexicon:
         ends otherwise than a lexicon word ("Honduran", "Nicaraguan" beside "Honduras",
         "Nicaragua") is a word of its own, not a misreading of it; and a short word
         is corrected only to a word the archive prints ``MIN_SUPPORT`` times or more
-        (one slip turns a short word into another: "Beet" is no misread "best").
+        (one slip turns a short word into another: "Beet" is no misread "best", "pool"
+        no "wool", "lieu" no "lion"; "yoer" is "year", "mooth" is "month").
         """
         low = word.lower()
         if len(low) < MIN_LENGTH or low in self.counts or not self.counts:
@@ -80,7 +81,7 @@ class Lexicon:
                 ):
                     best = cheapest[0]
                 if best and len(low) <= SHORT and self.counts[best] < MIN_SUPPORT:
-                    best = None
+                    best = None  # a short word is corrected only to a common word
             self._cache[low] = best
         return self._cache[low]
 
@@ -108,9 +109,11 @@ class Lexicon:
 
 
 # Letters a worn typewriter face or a faint scan makes OCR read as one another.
-_LOOK_ALIKES = {
-    frozenset(p) for p in ("es", "ec", "eo", "ea", "as", "oc", "ao", "nu", "uv", "hb", "il",
-                           "tf", "nm", "ij", "rt")
+# (read, printed): the typewriter "s" comes back as "e" or "a", never the other way
+# round ("concerts" read right is no misread "concerte"); other pairs go both ways.
+_LOOK_ALIKES = {("e", "s"), ("a", "s")} | {
+    pair for a, b in ("ec", "eo", "ea", "oc", "ao", "nu", "uv", "hb", "il", "tf", "nm", "ij")
+    for pair in ((a, b), (b, a))
 }  # fmt: skip
 SLIP_COST = 0.5
 
@@ -122,19 +125,19 @@ def slip_cost(read: str, word: str) -> float:
     for i, a in enumerate(read, 1):
         cur = [float(i)]
         for j, b in enumerate(word, 1):
-            sub = 0.0 if a == b else (SLIP_COST if frozenset((a, b)) in _LOOK_ALIKES else 1.0)
+            sub = 0.0 if a == b else (SLIP_COST if (a, b) in _LOOK_ALIKES else 1.0)
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + sub))
         prev = cur
     return prev[-1]
 
 
 def _other_ending(read: str, word: str) -> bool:
-    """``read`` is ``word`` with another last letter (not a look-alike) or one more:
-    a word of its own ("Honduran", "Nicaraguan"), where a letter OCR lost at the end
-    ("bearin") is a misreading."""
+    """``read`` is ``word`` with another last letter (not a look-alike), one more or
+    one less: a word of its own ("Honduran", "Nicaraguan", "grant" beside "grants",
+    "Liquor" beside an OCR "liquore"), even where OCR lost a last letter ("bearin")."""
     if len(read) == len(word) and read[:-1] == word[:-1]:
-        return frozenset((read[-1], word[-1])) not in _LOOK_ALIKES
-    return read[:-1] == word
+        return (read[-1], word[-1]) not in _LOOK_ALIKES
+    return read[:-1] == word or word[:-1] == read
 
 
 def _plural_pair(a: str, b: str) -> bool:

@@ -403,7 +403,8 @@ def test_letters_misread_among_digits_make_a_label_uncertain() -> None:
 
 def test_archive_wide_audit_cases() -> None:
     """Cases found rebuilding every page of the 12 real bulletins: 1940-05 "Bove" is
-    "Above" (one edit), not "Have" (two look-alikes); 1984-06 "Jul y" is "July"; a
+    "Above" (one edit), not "Have" (two look-alikes); a short word is corrected only to
+    a common word ("lieu" stays, "lion" is printed 5 times); 1984-06 "Jul y" is "July"; a
     year set apart from its month ("1990 Jan", 1997-09) is not given a dash it does
     not print."""
     from collections import Counter
@@ -411,8 +412,13 @@ def test_archive_wide_audit_cases() -> None:
     from pipeline.tables.labels import repair_period_stub, strip_row_marks
     from pipeline.tables.lexicon import Lexicon
 
-    lexicon = Lexicon(Counter({"above": 40, "have": 200, "move": 3}))
-    assert lexicon.correct("Bove")[0] == "Above"
+    lexicon = Lexicon(Counter({"above": 40, "have": 200, "move": 3, "lion": 5, "year": 900}))
+    assert lexicon.correct("Bove")[0] == "Above"  # one edit, not "Have" by two
+    assert lexicon.correct("lieu")[0] == "lieu"  # "lion" is printed too rarely
+    assert lexicon.correct("Fiscal yoer")[0] == "Fiscal year"  # two look-alikes
+    typewriter = Lexicon(Counter({"liquore": 30, "grants": 40, "concerte": 30}))
+    for word in ("Liquor", "grant", "concerts"):  # words of their own, left as read
+        assert typewriter.correct(word) == (word, []), word
     assert strip_row_marks("Jul y") == "July"
     assert repair_period_stub(["1990 Jan", "Feb", "Mar"])[0] == ["1990 Jan", "Feb", "Mar"]
 
