@@ -126,6 +126,8 @@ def _continuation(inner: list) -> tuple[str, list[tuple[str, float]]]:
             headings.append((strip_marks(head), x))
             parts = []
         elif text:
+            if re.search(r"[A-Za-z],$", row.line.text.rstrip()) and not text.endswith(","):
+                text += ","  # "Less taxes receivable, allowances," / "and ..." keeps its comma
             parts.append((text, row.line.x0))
     # the last two lines, and more above them while each runs on into the next
     # ("Articles com-" / "posed in chief" / "value of manu-" / "factured sugar")
@@ -146,7 +148,8 @@ def _stub_split(body: list, height: float) -> float | None:
     """Where a stub split into two sub-columns divides them ("Issue date" |
     "Description of securities", 1997-09 PDO-4A; "Date of financing" | "Date of
     maturity", 1984-06 PDO-4B), or None: most rows' labels are two phrases, the first
-    a date, the second starting at one x (within a text height) past the first."""
+    a date set at one x (within a text height), the second clear of every such date
+    (descriptions may be centred, so they start at different x)."""
     pairs = [
         (chunks[0], chunks[1])
         for row in body
@@ -154,13 +157,15 @@ def _stub_split(body: list, height: float) -> float | None:
     ]
     if len(pairs) < 3 or len(pairs) < 0.6 * len(body):
         return None
-    starts = sorted(second.x0 for _, second in pairs)
+    starts = sorted(first.x0 for first, _ in pairs)
     mid = starts[len(starts) // 2]
     if sum(abs(x - mid) <= height for x in starts) < 0.8 * len(pairs):
         return None
-    if max(first.x1 for first, _ in pairs) >= mid - 0.5 * height:
+    dates_end = max(first.x1 for first, _ in pairs)
+    seconds_start = min(second.x0 for _, second in pairs)
+    if seconds_start <= dates_end:
         return None
-    return mid - 0.5 * height
+    return (dates_end + seconds_start) / 2
 
 
 def _naming_part(row: Any, split: float) -> str:

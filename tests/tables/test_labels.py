@@ -348,14 +348,16 @@ def test_a_stub_split_into_a_date_and_a_description_is_labelled_by_the_descripti
     y = 500.0
     issues = (("09/30/96", "6% note--09/30/98-AK"), ("10/15/96", "6-1/2% note--10/15/06-D"),
               ("10/31/96", "5-7/8% note--10/31/98-AL"))  # fmt: skip
+    issues += (("02/06/97", "3-3/8% indexed note--"),)  # longer, centred: starts further left
     for date, text in issues:
         page.text(date, LEFT, y)
-        page.text(text, LEFT + 220, y)
+        page.text(text, LEFT + (190 if "indexed" in text else 240), y)
         page.right("21,485", COLS[0], y)
         page.right("2,250", COLS[1], y)
         y += PITCH
     labels, _ = _rows(page)
-    assert labels == ["6% note--09/30/98-AK", "6-1/2% note--10/15/06-D", "5-7/8% note--10/31/98-AL"]
+    assert labels == ["6% note--09/30/98-AK", "6-1/2% note--10/15/06-D", "5-7/8% note--10/31/98-AL",
+                      "3-3/8% indexed note--"]  # fmt: skip
     page = Page()
     _head(page, "Table PDO-4B.- Allotments by Investor Classes")
     y = 500.0
@@ -439,3 +441,19 @@ def test_a_year_line_over_a_month_row_stays_in_its_label() -> None:
     labels, parents = _rows(page)
     assert labels == ["1990 Jan", "Feb", "(Add. 6/15/38) Mar"]
     assert parents == ["", "", ""]
+
+
+def test_a_comma_ending_a_wrapped_line_is_kept() -> None:
+    """1984-06 p88: "Less taxes receivable, allowances," / "and intragovernmental
+    transfers" keeps the comma the first line ends with."""
+    page = Page()
+    _head(page, "Table 1.- Accounts and Loans Receivable")
+    page.text("Less taxes receivable, allowances,", LEFT, 500)
+    page.text("and intragovernmental transfers .....", LEFT, 500 + PITCH)
+    page.right("25.7", COLS[0], 500 + PITCH)
+    page.right("28.5", COLS[1], 500 + PITCH)
+    page.text("Net receivables .....", LEFT, 500 + 2 * PITCH)
+    page.right("31.7", COLS[0], 500 + 2 * PITCH)
+    page.right("25.2", COLS[1], 500 + 2 * PITCH)
+    labels, _ = _rows(page)
+    assert labels[0] == "Less taxes receivable, allowances, and intragovernmental transfers"
