@@ -305,10 +305,11 @@ def _edits(a: str, b: str) -> int:
 def _misread_month(word: str, month: int) -> str | None:
     """``word`` as the month ``month`` printed in the form it was read in (full name or
     abbreviation), when OCR could have made it of that month: at most one edit from
-    the abbreviation, or one edit in three letters from the full name."""
+    the abbreviation, or one edit in three letters from the full name (look-alike
+    letters counting half: "Fovenbor", "Decentar")."""
     w = word.lower().rstrip(".")
     name, short = _MONTH_NAMES[month], _MONTH_SHORT[month]
-    if len(w) >= 5 and _edits(w, name) <= len(name) // 3:
+    if len(w) >= 5 and min(_edits(w, name), slip_cost(w, name)) <= len(name) // 3:
         return name.capitalize()
     if len(w) <= 5 and min(_edits(w, short.lower().rstrip(".")), _edits(w, name)) <= 1:
         return short

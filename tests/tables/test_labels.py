@@ -107,6 +107,9 @@ def test_misread_months_and_years_of_a_period_stub_are_restored_from_the_run() -
     assert fixes == [("Fed", "Feb.")]
     got, _ = repair_period_stub(["Aug.", "September", "Ootoher", "November"])
     assert got == ["Aug.", "September", "October", "November"]
+    # look-alikes count half: 1948-05 p18 "Fovenbor", 1941-01 p21 "Decentar"
+    got, _ = repair_period_stub(["October", "Fovenbor", "Decentar", "1948-January"])
+    assert got == ["October", "November", "December", "1948-January"]
     got, _ = repair_period_stub(["19h6", "1947", "1948", "195k", "1947July", "August"])
     assert got == ["1946", "1947", "1948", "195k", "1947-July", "August"]
     got, _ = repair_period_stub(["19h7", "1948", "1947-December", "1948\u2014Jamary", "February"])
