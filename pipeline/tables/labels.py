@@ -11,6 +11,9 @@ are the rows' parents.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+
+from pipeline.tables.lexicon import SLIP_COST, slip_cost
 
 _FOOTNOTE_MARKS = re.compile(r"(?<=\S)\s*(?:\d{1,2}/|\(\d{1,2}\)|\*{1,3})(?=\s|$|[,:;.])")
 _TRAILING_DIGIT = re.compile(r"(?<=[A-Za-z.)])\s+\d$")
@@ -18,13 +21,18 @@ _TRAILING_DIGIT = re.compile(r"(?<=[A-Za-z.)])\s+\d$")
 _MONTH_DAY = re.compile(
     r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\s+\d{1,2}$", re.I
 )
-_HYPHEN_BREAK = re.compile(r"(\w)-\s+([a-z])")
+_HYPHEN_BREAK = re.compile(r"([a-z])-\s+([a-z])")
+_PRINTED_DASH_BREAK = re.compile(r"(--|\u2014|(?<![a-z])[A-Z0-9]-)\s+(?=\S)")
 _EDGE = " \t|[]{}!¦;,:_"
 
 
 def join_wrapped(parts: list[str]) -> str:
     """The lines of one wrapped label as one label: "arrange-" + "ment" -> "arrangement"."""
     text = " ".join(p.strip() for p in parts if p and p.strip())
+    # a dash or a code's hyphen at the line end is printed: "note--" + "01/15/07-A",
+    # "10/15/06-D-" + "reopening" join without a space; a word broken at a hyphen
+    # ("arrange-" + "ment") is one word again
+    text = _PRINTED_DASH_BREAK.sub(r"\1", text)
     return _HYPHEN_BREAK.sub(r"\1\2", text)
 
 
@@ -34,6 +42,30 @@ def strip_marks(label: str) -> str:
     if not _MONTH_DAY.search(text.strip()):
         text = _TRAILING_DIGIT.sub("", text)
     return " ".join(text.split()).strip(_EDGE)
+
+
+# Marks a stub hangs after a label: "p" (preliminary) and "r" (revised) after a period
+# ("June p", "1967p", "Mar. r"), a stray lower-case letter or a footnote digit after a
+# year ("1961 6"), and glyphs OCR makes of a mark or a rule end ("$", "=", "~", "¢").
+_PERIOD_MARK = re.compile(r"(?<=\d{4})\s*[pr]$|(?<=[A-Za-z.])\s+[pr]$")
+_STRAY_LETTER = re.compile(r"(?<=\w[\w.)])\s+[a-z]$")
+_YEAR_MARK = re.compile(r"(?<=\b\d{4})\s+\d$")
+_GLYPH_TAIL = re.compile(r"\s+[$=~\u00a2*\u00b0\u2022]+$")
+
+
+def strip_row_marks(label: str) -> str:
+    """A row label without the marks that trail it: "June p" -> "June", "1967p" ->
+    "1967", "Mar. r" -> "Mar.", "1961 6" -> "1961", "Legislative branch =" ->
+    "Legislative branch". A single capital letter stays ("Series E", "Note A")."""
+    text = strip_marks(label)
+    # a month OCR split before its last letter ("Jul y") is no label with a mark
+    text = re.sub(r"\b(Jul|Jun|Ma|Ju)\s([ye])$", r"\1\2", text)
+    for _ in range(2):
+        text = _GLYPH_TAIL.sub("", text)
+        text = _PERIOD_MARK.sub("", text)
+        text = _STRAY_LETTER.sub("", text)
+        text = _YEAR_MARK.sub("", text)
+    return text.strip(_EDGE)
 
 
 _COLUMN_NUMBER_ONLY = re.compile(r"^\(?\d{1,2}\)?$")
@@ -72,6 +104,50 @@ def clean_header_path(path: str) -> str:
     return " / ".join(join_wrapped([lv]) for lv in out)
 
 
+_MID_PHRASE_END = re.compile(
+    r"([A-Za-z]-|--|\u2014|\(|\b(and|or|of|for|to|the|in|on|by|from|with|than|under))$", re.I
+)
+_LEADERS_END = re.compile(r"(\.\s?){3,}$|\u2026$")
+
+
+def continues_phrase(text: str, nxt: str) -> bool:
+    """Whether ``nxt`` goes on with the phrase ``text`` started on the line above: it
+    starts in lower case ("Duty-free" / "articles"), or ``text`` stops mid-phrase or
+    inside brackets ("Call classes (due or first" / "becoming callable)")."""
+    t, n = (text or "").strip(), (nxt or "").strip()
+    return bool(t and n) and (
+        n[0].islower() or bool(_MID_PHRASE_END.search(t)) or t.count("(") > t.count(")")
+    )
+
+
+_PERIOD_ROW = re.compile(
+    r"^\W*(1[89]\d\d|20\d\d)\b"
+    r"|^\W*(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?(\s+\d{1,2})?\W*$",
+    re.IGNORECASE,
+)
+
+
+def is_period_row(label: str) -> bool:
+    """A stub label that names a period ("1935", "1939-Apr.", "Feb. 7", "March")."""
+    return bool(_PERIOD_ROW.match(label or ""))
+
+
+def continues_label(label: str, line: str) -> bool:
+    """Whether a text line set just below a row continues that row's label, where the
+    figures stand on a label's first line (or in its middle): the line starts in lower
+    case ("reopening", "and regional"), or runs into dot leaders ("and regional.....",
+    the leaders end a label), or the label above stops mid-phrase ("note--", "issue
+    of"). A heading ("Other countries:") never continues a label."""
+    t = (line or "").strip()
+    if not t or is_heading(t):
+        return False
+    return bool(
+        t[0].islower()
+        or _LEADERS_END.search(t)
+        or _MID_PHRASE_END.search(strip_marks(label or "").rstrip())
+    )
+
+
 def is_heading(text: str) -> bool:
     """A stub heading line ("Internal revenue:", "Loans to --"): the parent of rows below.
 
@@ -82,6 +158,79 @@ def is_heading(text: str) -> bool:
     if re.search(r"[A-Za-z]-$", t):
         return False
     return t.endswith((":", "-", "\u2014", "--")) and len(re.findall(r"[A-Za-z]", t)) >= 3
+
+
+_TOTAL = re.compile(r"^\W*(grand\s+)?totals?\b", re.IGNORECASE)
+_MINOR_WORDS = {"and", "or", "of", "the", "for", "in", "on", "to", "by", "a"}
+
+
+def _content_words(text: str) -> set[str]:
+    return {w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower())} - _MINOR_WORDS
+
+
+@dataclass
+class _Open:
+    x: float  # where the heading starts
+    text: str
+    rows_x: float | None = None  # where its rows start, fixed by the first one
+
+
+@dataclass
+class StubTree:
+    """The stub hierarchy, read top down: which stub heading each row sits under.
+
+    Rows sit under the stub heading above them ("Budget outlays:"); a row printed
+    left of a heading is not under it. A heading whose rows are set deeper than
+    itself ("China:" over "Mainland", "Taiwan") is closed by the next row back at its
+    own indent ("Hong Kong"); a heading whose rows are flush with it ("Budget outlays:" over
+    "Legislative branch") stays open for them, and a heading among those rows
+    ("Department of the Treasury:") is a sub-heading of it, as is a heading set
+    directly under it ("Assets" over "U.S. dollars:"). A total closes its group:
+    the heading it names ("Total outlays" under "Budget outlays:"), else the innermost.
+    """
+
+    height: float
+    open: list[_Open] = field(default_factory=list)
+
+    def _settle(self, x: float) -> None:
+        tol = 0.5 * self.height
+        out = []
+        for h in self.open:
+            if h.x > x + tol:
+                continue
+            if h.rows_x is None:
+                h.rows_x = x  # its first row, or a sub-heading under it
+            elif h.rows_x > h.x + tol and x < h.rows_x - tol:
+                continue
+            out.append(h)
+        self.open = out
+
+    def heading(self, text: str, x: float) -> None:
+        """A stub heading line (no figures) starting at ``x``."""
+        self._settle(x)
+        self.open.append(_Open(x, text))
+
+    def row(self, label: str, x: float) -> str:
+        """A body row starting at ``x``: its parent ("" if none)."""
+        self._settle(x)
+        named = -1
+        if _TOTAL.match(label or ""):
+            words = _content_words(_TOTAL.sub("", label)) - {"total"}
+            named = next(
+                (i for i in range(len(self.open) - 1, -1, -1)
+                 if words and words <= _content_words(self.open[i].text)),
+                -1,
+            )  # fmt: skip
+            if named >= 0:
+                self.open = self.open[: named + 1]
+        parent = self.open[-1].text if self.open else ""
+        if _TOTAL.match(label or "") and self.open:
+            self.open = self.open[:named] if named >= 0 else self.open[:-1]
+        return parent
+
+
+_MIXED_TOKEN = re.compile(r"\d[a-z]|[a-z]\d")
+_ORDINALS = re.compile(r"\b\d+(st|nd|rd|th|s)\b")  # "1st", "2nd", "1990s"
 
 
 def label_problems(label: str) -> list[str]:
@@ -114,4 +263,149 @@ def label_problems(label: str) -> list[str]:
         problems.append("stray mark")  # "Bolivia 5 n": a footnote digit or letter left in
     if t.count(" / ") >= 3:
         problems.append("header path too deep")
+    if _MIXED_TOKEN.search(_ORDINALS.sub(" ", t)):
+        problems.append("letters among digits")  # "o11", "19h7", "195k": OCR misreadings
     return problems
+
+
+# --- period stubs: months and years OCR misread, restored from the run they sit in --
+
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+).split()
+_MONTH_SHORT = "Jan. Feb. Mar. Apr. May June July Aug. Sept. Oct. Nov. Dec.".split()
+_MONTH_KEYS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+# "1948-January", "1948—Jamary", "1947July", "Fed", "Septenher", "1948-J amary": an
+# optional year (as read, maybe misread) and separator, then one word that should name
+# a month (OCR may split off its first letter)
+_PERIOD_STUB = re.compile(r"^(?P<year>[0-9][0-9A-Za-z]{3})?(?P<sep>\s*[-\u2013\u2014~]?\s*)"
+                          r"(?P<word>[A-Za-z] ?[A-Za-z]{2,9})\.?$")  # fmt: skip
+# Typewriter digits OCR reads as letters: "19h7", "19k8" (4), "1g47" (9), "1gho" (0)
+_DIGIT_SLIPS = str.maketrans({"h": "4", "k": "4", "g": "9", "o": "0", "O": "0",
+                              "l": "1", "I": "1", "i": "1", "S": "5", "B": "8"})  # fmt: skip
+_ESTIMATE_STUB = re.compile(r"^(\d{4})\s*\((\w{2,10})\s*\.?\s*\)?[.\s]*$")
+_YEAR_TOKEN = re.compile(r"(?<![\w/])[0-9IlighkoOSB]{4}(?![\w/])")
+
+
+def _month_of(word: str) -> int | None:
+    """The month a word names exactly ("Feb.", "February", "Sept"), else None."""
+    w = word.lower().rstrip(".")
+    for i, (key, name) in enumerate(zip(_MONTH_KEYS, _MONTH_NAMES, strict=True)):
+        if len(w) >= 3 and name.startswith(w) and w.startswith(key):
+            return i
+    return None
+
+
+def _edits(a: str, b: str) -> int:
+    from rapidfuzz.distance import Levenshtein
+
+    return Levenshtein.distance(a, b)
+
+
+def _misread_month(word: str, month: int) -> str | None:
+    """``word`` as the month ``month`` printed in the form it was read in (full name or
+    abbreviation), when OCR could have made it of that month: at most one edit from
+    the abbreviation, or one edit in three letters from the full name (look-alike
+    letters counting half: "Fovenbor", "Decentar")."""
+    w = word.lower().rstrip(".")
+    name, short = _MONTH_NAMES[month], _MONTH_SHORT[month]
+    if len(w) >= 5 and min(_edits(w, name), slip_cost(w, name)) <= len(name) // 3:
+        return name.capitalize()
+    if len(w) <= 5 and min(_edits(w, short.lower().rstrip(".")), _edits(w, name)) <= 1:
+        return short
+    return None
+
+
+def _year_of(token: str) -> int | None:
+    text = token.translate(_DIGIT_SLIPS)
+    return int(text) if text.isdigit() and 1900 <= int(text) <= 2099 else None
+
+
+def _month_in_style(month: int, neighbours: list[str]) -> str:
+    """Month ``month`` spelt as its neighbours spell theirs: "Feb." between "Jan." and
+    "Mar.", "February" between "January" and "March"."""
+    full = _MONTH_NAMES[month].capitalize()
+    for label in neighbours:
+        word = _PERIOD_STUB.match(label.strip()).group("word") if label else ""
+        k = _month_of(word)
+        if k is None or _MONTH_NAMES[k] in ("may", "june", "july"):
+            continue
+        return full if word.lower() == _MONTH_NAMES[k] else _MONTH_SHORT[month]
+    return full if _MONTH_NAMES[month] in ("may", "june", "july") else _MONTH_SHORT[month]
+
+
+def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Month and year rows OCR misread in a period stub, restored from their neighbours,
+    with the (read, restored) pairs.
+
+    Monthly rows run in calendar order: a row between (or next to) months that reads
+    as no month ("Fed", "Oot", "Septenher", "1948-Jamary") takes the month its place
+    implies, when that month is a plausible misreading of what was read (a letter or
+    two, see ``_misread_month``); the two neighbours, when both name months, must
+    agree. A year whose typewriter digits OCR read as letters ("19h7", "1gh2") is
+    restored when the row below prints the next year. A year glued to its
+    month or joined by another dash ("1947July", "1948—January") is written
+    "1947-July". A row whose stub OCR lost (no letter or digit read) between two
+    months one apart takes the month between them, spelt as they are (not a January,
+    which would print its year). Nothing else is touched.
+    """
+    out = list(labels)
+    fixes: list[tuple[str, str]] = []
+    months: dict[int, int] = {}
+    for i, label in enumerate(out):
+        m = _PERIOD_STUB.match((label or "").strip())
+        if m and (k := _month_of(m.group("word"))) is not None:
+            months[i] = k
+    for _ in range(2):  # a restored month can vouch for the next one
+        for i, label in enumerate(out):
+            m = _PERIOD_STUB.match((label or "").strip())
+            if i in months or not m:
+                continue
+            implied = {(months[j] + (i - j)) % 12 for j in (i - 1, i + 1) if j in months}
+            if len(implied) != 1:
+                continue
+            word = _misread_month(m.group("word").replace(" ", ""), implied.pop())
+            if word is not None:
+                year = m.group("year") or ""
+                out[i] = f"{year}{m.group('sep') if year else ''}{word}"
+                months[i] = _MONTH_SHORT.index(word) if word in _MONTH_SHORT else (
+                    _MONTH_NAMES.index(word.lower()))  # fmt: skip
+    for i, label in enumerate(out):  # a stub OCR lost between two months
+        if re.search(r"[A-Za-z0-9]", label or "") or not (i - 1 in months and i + 1 in months):
+            continue
+        month = (months[i - 1] + 1) % 12
+        if (months[i + 1] - months[i - 1]) % 12 != 2 or month == 0:
+            continue  # not one month apart, or a January (which prints its year)
+        out[i] = _month_in_style(month, [out[i - 1], out[i + 1]])
+        months[i] = month
+    years = {}
+    for i, label in enumerate(out):
+        m = re.match(r"^\s*(\d{4})\b", label or "")
+        if m and (y := _year_of(m.group(1))):
+            years[i] = y
+    for i in range(len(out) - 1, -1, -1):  # bottom up: a restored year vouches for the next
+        label = out[i]
+        m = re.match(r"^\s*([0-9A-Za-z]{4})(?![A-Za-z])", label or "")
+        if not m or m.group(1).isdigit() or (y := _year_of(m.group(1))) is None:
+            continue
+        # the row below must print the next year: the last row of a year run is often
+        # an estimate whose "(Est.)" OCR may have lost with the digits ("195k")
+        if years.get(i + 1) == y + 1:
+            out[i] = label.replace(m.group(1), str(y), 1)
+            years[i] = y
+    for i, label in enumerate(out):  # "1954 (Eet )", "1968 (Est." : the estimate mark
+        m = _ESTIMATE_STUB.match((label or "").strip())
+        if (
+            m
+            and (word := m.group(2).lower())
+            and (slip_cost(word, "est") <= SLIP_COST or slip_cost(word, "estimated") <= 1)
+        ):
+            out[i] = f"{m.group(1)} ({'Est.' if len(word) <= 4 else 'Estimated'})"
+    for i, label in enumerate(out):
+        m = re.match(r"^(\d{4})(\s*)([-\u2013\u2014~]?)(\s*)([A-Za-z].*)$", (label or "").strip())
+        glued = m and not (m.group(2) or m.group(3) or m.group(4))  # "1947July"
+        if m and _month_of(m.group(5).split()[0]) is not None and (glued or m.group(3) not in "-"):
+            # "1948—January", "1967~January" (a dash OCR read as another glyph)
+            out[i] = f"{m.group(1)}{m.group(2)}-{m.group(4)}{m.group(5)}"
+    fixes = [(a, b) for a, b in zip(labels, out, strict=True) if a != b]
+    return out, fixes

@@ -23,20 +23,25 @@ from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.labels import (
     clean_header_path,
     footnoted_month_rows,
-    is_heading,
-    join_wrapped,
-    strip_marks,
+    repair_period_stub,
 )
 from pipeline.tables.lexicon import Lexicon, build_lexicon
-from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
+from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
 from pipeline.tables.periods import repair_year_run
 from pipeline.tables.preamble import read_preamble
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+from pipeline.tables.stub import read_stub
 from pipeline.tables.titles import split_title
 from pipeline.tables.units import is_unit_line, table_unit
 
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
+# a date closing a label after a comma: "balance, Sept." wants its day ("30,"),
+# "balance, Sept. 30," its year (a stub of dates, "June 15, | 1963", keeps its columns)
+_DATE_TO_DAY = re.compile(
+    r",\s+(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?$", re.I
+)
+_DATE_TO_YEAR = re.compile(r",\s+[A-Z][a-z]{2,8}\.?\s+\d{1,2},$")
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
 # Figures a column head prints among its words: "Within 1 year", "1-5 years", "20 years
 # or more" (maturity classes). A line of such figures *and* words is a head line.
@@ -278,7 +283,21 @@ def split_label(
             and not re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2,4}", label[-1].text.strip())
         )
         leads = bool(re.search(r"\.{2,}$|\u2026$", chunk.text))
-        if not chunk.is_number or is_leader(chunk.text) or at_margin or in_label or leads:
+        # the day and year that end a date in the label ("Ending balance, Sept. | 30, |
+        # 1983"), however OCR spaced them
+        text = " ".join(c.text for c in label)
+        dated = (
+            bool(label)
+            and chunk.x0 - label[-1].x1 < 2.5 * height
+            and (
+                (bool(_DATE_TO_DAY.search(text)) and bool(re.fullmatch(r"\d{1,2},", chunk.text)))
+                or (
+                    bool(_DATE_TO_YEAR.search(text))
+                    and bool(re.fullmatch(r"(18|19|20)\d\d", chunk.text.strip()))
+                )
+            )
+        )
+        if not chunk.is_number or is_leader(chunk.text) or at_margin or in_label or leads or dated:
             label.append(chunk)
             continue
         return label, chunks[i:]
@@ -363,30 +382,10 @@ def read_table(
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
-    labels: list[str] = []
-    read_labels: list[str] = []  # as read, before lexicon corrections
-    parents: list[str] = []
-    placed_rows: list[dict[int, Chunk]] = []
-    headings: list[tuple[float, str]] = []  # open stub headings: (indent, text)
-    for row_idx, row in enumerate(block.body):
-        label, placed = place_row(row, columns, height)
-        prefix, heading = _continuation(block.inner.get(row_idx, []))
-        if heading is not None:
-            text, x = heading
-            headings = [h for h in headings if h[0] < x - 0.5 * height] + [(x, text)]
-        x_row = min((c.x0 for c in row.label), default=row.line.x0)
-        if prefix:
-            x_row = min(x_row, min(r.line.x0 for r in block.inner.get(row_idx, [])))
-        # a row printed left of a heading is not under it
-        headings = [h for h in headings if h[0] <= x_row + 0.5 * height]
-        labels.append(strip_marks(clean_label(join_wrapped([prefix, label]))))
-        read_labels.append(labels[-1])
-        if lexicon is not None:
-            labels[-1], _ = lexicon.correct(labels[-1])
-        parents.append(headings[-1][1] if headings else "")
-        placed_rows.append(placed)
-        if headings and re.match(r"^\W*(grand\s+)?total\b", labels[-1], re.IGNORECASE):
-            headings.pop()  # a total closes its group
+    labels, read_labels, parents, placed_rows = read_stub(
+        block, columns, height, pitch, lexicon, place_row
+    )
+    labels, _ = repair_period_stub(labels)
     labels = repair_year_run(footnoted_month_rows(labels))
     stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
     periods = cell_periods(
@@ -558,7 +557,9 @@ def _take_first_label_lines(
     below = block.body[0]
     first_label_x = min((c.x0 for c in below.label), default=below.line.x0)
     for row in reversed(header_lines):
-        single_spaced = below.mid - row.mid <= 1.2 * pitch
+        # single-spaced by the text's own measure too: a pitch taken over rows spaced
+        # out by headings can be wide enough to reach the stub head above a rule
+        single_spaced = below.mid - row.mid <= min(1.2 * pitch, 2.2 * height)
         left_only = row.line.x1 < columns[0].x0 - 0.5 * height
         if not (single_spaced and left_only and row.line.x0 <= first_label_x + 0.5 * height):
             break
@@ -568,21 +569,6 @@ def _take_first_label_lines(
         block.inner[0] = taken + block.inner.get(0, [])
         return header_lines[: len(header_lines) - len(taken)]
     return header_lines
-
-
-def _continuation(inner: list[RowLine]) -> tuple[str, tuple[str, float] | None]:
-    """Text lines just above a body row: the first part of a wrapped row label, and the
-    last stub heading among them ("Internal revenue:") with its indent, which becomes
-    the parent of the rows indented under it."""
-    parts: list[str] = []
-    heading = None
-    for row in inner:
-        text = clean_label(row.line.text)
-        if is_heading(row.line.text):
-            heading, parts = (strip_marks(text.rstrip(":-\u2014 ")), row.line.x0), []
-        elif text:
-            parts.append(text)
-    return " ".join(parts[-2:]), heading
 
 
 def _cell_record(

@@ -24,6 +24,8 @@ MIN_LENGTH = 4  # shorter words ("of", "and", "tax") are too easily one edit fro
 CONFIDENT = 90.0  # OCR confidence above which a word counts as read right ...
 MIN_DOCS = 2  # ... when it is read so in at least this many documents
 DOMINANCE = 3  # the best candidate must be this many times as frequent as the next
+MIN_SUPPORT = 20  # a short word (``SHORT`` letters or fewer) is corrected only to a word
+SHORT = 5  # the archive prints this often: "beet" read right is no misreading of "best"
 _WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -45,19 +47,42 @@ class Lexicon:
         return len(self.counts)
 
     def suggest(self, word: str) -> str | None:
-        """The lexicon word one edit from ``word`` that clearly dominates, if any."""
+        """The lexicon word OCR most plausibly misread as ``word``, if one clearly wins.
+
+        Candidates are the lexicon words within two edits; an edit costs 1, but a letter
+        read as its typewriter look-alike ("e" for "s": "Banke", "veesele") costs
+        ``SLIP_COST``, so "Banke" is "Banks" rather than "Bank". The cheapest candidate
+        (at most one full edit; of equal cost, the fewer edits: "Bove" is "Above", not
+        "Have" by two look-alikes) wins when no other is as cheap, or when it is
+        ``DOMINANCE`` times as frequent as the next equally cheap one. A word that only
+        ends otherwise than a lexicon word ("Honduran", "Nicaraguan" beside "Honduras",
+        "Nicaragua") is a word of its own, not a misreading of it; and a short word
+        is corrected only to a word the archive prints ``MIN_SUPPORT`` times or more
+        (one slip turns a short word into another: "Beet" is no misread "best", "pool"
+        no "wool", "lieu" no "lion"; "yoer" is "year", "mooth" is "month").
+        """
         low = word.lower()
         if len(low) < MIN_LENGTH or low in self.counts or not self.counts:
             return None
         if low not in self._cache:
             found = process.extract(
-                low, self._choices, scorer=Levenshtein.distance, score_cutoff=1, limit=None
+                low, self._choices, scorer=Levenshtein.distance, score_cutoff=2, limit=None
             )
-            near = sorted((w for w, _, _ in found), key=lambda w: -self.counts[w])
-            dominant = len(near) == 1 or (
-                len(near) > 1 and self.counts[near[0]] >= DOMINANCE * self.counts[near[1]]
+            costs = sorted(
+                (c, edits, -self.counts[w], w)
+                for w, edits, _ in found
+                if (c := slip_cost(low, w)) <= 1.0 and not _other_ending(low, w)
             )
-            self._cache[low] = near[0] if near and dominant else None
+            best = None
+            if costs:
+                cheapest = [w for c, e, _, w in costs if (c, e) == costs[0][:2]]
+                if len(cheapest) == 1 or (
+                    self.counts[cheapest[0]] >= DOMINANCE * self.counts[cheapest[1]]
+                ):
+                    best = cheapest[0]
+                if best and len(low) <= SHORT and self.counts[best] < MIN_SUPPORT:
+                    best = None  # a short word is corrected only to a common word
+            self._cache[low] = best
         return self._cache[low]
 
     def unknown(self, text: str) -> list[str]:
@@ -81,6 +106,38 @@ class Lexicon:
             return fixed
 
         return _WORD.sub(fix, label or ""), changes
+
+
+# Letters a worn typewriter face or a faint scan makes OCR read as one another.
+# (read, printed): the typewriter "s" comes back as "e" or "a", never the other way
+# round ("concerts" read right is no misread "concerte"); other pairs go both ways.
+_LOOK_ALIKES = {("e", "s"), ("a", "s")} | {
+    pair for a, b in ("ec", "eo", "ea", "oc", "ao", "nu", "uv", "hb", "il", "tf", "nm", "ij")
+    for pair in ((a, b), (b, a))
+}  # fmt: skip
+SLIP_COST = 0.5
+
+
+def slip_cost(read: str, word: str) -> float:
+    """Edit distance from ``read`` to ``word`` where swapping look-alike letters costs
+    ``SLIP_COST`` and any other edit 1."""
+    prev = [float(j) for j in range(len(word) + 1)]
+    for i, a in enumerate(read, 1):
+        cur = [float(i)]
+        for j, b in enumerate(word, 1):
+            sub = 0.0 if a == b else (SLIP_COST if (a, b) in _LOOK_ALIKES else 1.0)
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + sub))
+        prev = cur
+    return prev[-1]
+
+
+def _other_ending(read: str, word: str) -> bool:
+    """``read`` is ``word`` with another last letter (not a look-alike), one more or
+    one less: a word of its own ("Honduran", "Nicaraguan", "grant" beside "grants",
+    "Liquor" beside an OCR "liquore"), even where OCR lost a last letter ("bearin")."""
+    if len(read) == len(word) and read[:-1] == word[:-1]:
+        return (read[-1], word[-1]) not in _LOOK_ALIKES
+    return read[:-1] == word or word[:-1] == read
 
 
 def _plural_pair(a: str, b: str) -> bool:

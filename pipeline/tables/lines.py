@@ -158,8 +158,37 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
             )
         ]
         if tokens:
+            tokens = _stacked_label_order(tokens, height)
             lines.append(Line(doc_id, page_no, line_idx, chunk_line(tokens, height)))
     return lines
+
+
+_DASH_FIGURE = re.compile(r"[-\u2013\u2014]+")  # a dash for zero (dots are leaders)
+
+
+def _stacked_label_order(tokens: list[Chunk], height: float) -> list[Chunk]:
+    """A label set on two lines beside figures centred between them ("Total other" /
+    "countries ....." with "1,670" in the middle) falls into one printed line: its
+    words are read line by line ("Total other countries"), not left to right
+    ("Total countries other"). Only the words left of the first figure (or dash) move."""
+    first_figure = min(
+        (t.x0 for t in tokens if re.search(r"\d", t.text) or _DASH_FIGURE.fullmatch(t.text)),
+        default=None,
+    )
+    words = [
+        t for t in tokens
+        if re.search(r"[A-Za-z]", t.text) and (first_figure is None or t.x1 < first_figure)
+    ]  # fmt: skip
+    tops = sorted({round(t.y0) for t in words})
+    if len(words) < 2 or tops[-1] - tops[0] <= 0.6 * height:
+        return tokens
+    stratum, level, last = {}, 0, tops[0]
+    for top in tops:
+        if top - last > 0.6 * height:
+            level += 1
+        stratum[top], last = level, top
+    ordered = sorted(words, key=lambda t: (stratum[round(t.y0)], t.x0))
+    return ordered + [t for t in tokens if t not in words]
 
 
 def chunk_line(tokens: list[Chunk], height: float) -> list[Chunk]:

@@ -253,10 +253,12 @@ def test_lexicon_from_the_archive_corrects_ocr_label_slips() -> None:
 
     words = pl.DataFrame(
         {
-            "doc_id": ["a", "a", "b", "c", "d", "d"],
-            "text": ["United", "States", "Farm", "Farm", "Statee", "Form"],
-            "conf": [100.0, 100.0, 96.0, 95.0, 40.0, 99.0],
-            "source": ["text_layer", "text_layer", "ocr", "ocr", "ocr", "ocr"],
+            # a short word is corrected only to a word printed 20 times or more
+            "doc_id": ["a", "a", "b", "c", "d", "d"] + ["e"] * 18,
+            "text": ["United", "States", "Farm", "Farm", "Statee", "Form"] + ["Farm"] * 18,
+            "conf": [100.0, 100.0, 96.0, 95.0, 40.0, 99.0] + [100.0] * 18,
+            "source": ["text_layer", "text_layer", "ocr", "ocr", "ocr", "ocr"]
+            + ["text_layer"] * 18,
         }
     )
     lexicon = build_lexicon(words)
