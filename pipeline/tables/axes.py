@@ -16,7 +16,15 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pipeline.tables.periods import MONTH_WORD, NOT_A_PERIOD, Period, carry_years, parse_period
+from pipeline.tables.periods import (
+    MONTH_WORD,
+    NOT_A_PERIOD,
+    Period,
+    carry_years,
+    debris_label,
+    parse_period,
+    unread_month_row,
+)
 
 # "End of calendar year or month", "Fiscal year or month", "Report date": what the rows
 # are, printed over the first value column (its levels may come back in either order)
@@ -101,9 +109,9 @@ def _chronological(
         last = None
         for i, v in enumerate(series):
             if v is None:
-                if series is months and (labels[i] or "").strip():
+                if series is months and (labels[i] or "").strip() and not debris_label(labels[i]):
                     last = None  # an annual row, a heading or an item ends a month run;
-                continue  # a row whose label OCR lost ("" for "1940-January") does not
+                continue  # a row whose label OCR lost ("" or "¢" for "Apr.") does not
             if last is not None and not 0 < way * (v - last) <= limit:
                 out[i] = NOT_A_PERIOD
                 continue
@@ -142,7 +150,10 @@ def axis_periods(
         title_period = None
     cols = [parse_period(c, context, title_period) for c in col_labels]
     carried = carry_years(row_labels)
-    rows = [parse_period(r, context, title_period) for r in carried]
+    rows = [
+        NOT_A_PERIOD if unread_month_row(r) else parse_period(r, context, title_period)
+        for r in carried
+    ]
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
         return "col", cols, title_period
     if _share(rows) >= _PERIOD_SHARE:

@@ -469,12 +469,38 @@ def _quarter(text: str, year: int) -> Period | None:
     return None
 
 
+# "1953-Jenuery", "1984-JdJan. p", "1948—Jamary": a year joined by a dash to a word is
+# a month row (an annual row prints the year alone), whatever OCR made of the month
+_YEAR_DASH_WORD = re.compile(r"^\W*(1[89]\d\d|20\d\d)\s*[-\u2013\u2014~]\s*[A-Za-z]")
+
+
+def unread_month_row(label: str) -> bool:
+    """A month row whose year is printed but whose month OCR garbled ("1953-Jenuery"):
+    it names no period (not the year it prints), but dates the month rows below it."""
+    label = (label or "").strip()
+    return bool(
+        _YEAR_DASH_WORD.match(label)
+        and not _MONTH.search(label)
+        and not _NOT_YEAR_ROW.search(label)
+        and not _TO_DATE.search(label)
+        and not _CUMULATIVE.search(label)
+    )
+
+
+def debris_label(label: str) -> bool:
+    """A stub label OCR reduced to a mark or two ("¢", "=", "s"): no word, no figure. Like a
+    blank label, it neither names a period nor ends a run of month rows."""
+    label = (label or "").strip()
+    return bool(label) and not re.search(r"[A-Za-z]{3}|\d", label)
+
+
 def carry_years(labels: list[str]) -> list[str]:
     """Month rows under a year row: "1966", "1967-January", "February" -> "February 1967".
 
     A label that names a month but no year takes the year of the month row above it
-    that prints one ("1967-January"), while the run of month rows lasts; an annual row,
-    an item or a blank-year month row ends the run. Other labels are returned unchanged.
+    that prints one ("1967-January", or "1953-Jenuery" whose month OCR garbled), while
+    the run of month rows lasts; an annual row, an item or a blank-year month row ends
+    the run (a blank label or OCR debris does not). Other labels are returned unchanged.
     """
     out, year = [], None
     for label in labels:
@@ -484,12 +510,13 @@ def carry_years(labels: list[str]) -> list[str]:
             # only a month row ("1983-Oct.") dates the months below it; an annual row
             # ("1984", "1984 (Est.)") does not, and a month row whose year OCR lost
             # leaves the months below it undated rather than dated by the wrong year
-            year = years[-1] if _MONTH.search(label) else None
+            month_row = _MONTH.search(label) or unread_month_row(label)
+            year = years[-1] if month_row else None
             out.append(label)
         elif year and _MONTH.match((label or "").strip()):
             out.append(f"{label.strip().rstrip('.')} {year}")
         else:
-            if (label or "").strip():
+            if (label or "").strip() and not debris_label(label):
                 year = None  # an item, a total or an undated month row ends the run
             out.append(label)
     return out

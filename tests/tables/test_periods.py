@@ -232,3 +232,50 @@ def test_a_unit_in_one_column_head_is_not_the_tables_unit() -> None:
     assert not table_unit("Money in Circulation", [], heads, []).known
     spanned = ["Millions of dollars / Coin", "Millions of dollars / Currency"]
     assert table_unit("Money in Circulation", [], spanned, []).words == "millions of dollars"
+
+
+def test_a_month_row_whose_month_ocr_garbled_dates_the_months_below_it() -> None:
+    """1953-09 p15 Table 2 prints "1953-January" over "February" ... "July"; OCR read
+    "1953-Jenuery". 1984-06 p60 (CM-II-1) prints "1984-Jan." over "Feb.", read
+    "1984-JdJan. p". The row itself names no period (never the year 1953 or 1984), and the
+    months below it keep their year."""
+    from pipeline.tables.periods import unread_month_row
+
+    assert carry_years(["1953", "1953-Jenuery", "February", "March"])[2:] == [
+        "February 1953",
+        "March 1953",
+    ]
+    assert carry_years(["1984-JdJan. p", "Feb. p"])[1] == "Feb. p 1984"
+    assert unread_month_row("1953-Jenuery") and unread_month_row("1948\u2014Jamary")
+    assert not unread_month_row("1953-January") and not unread_month_row("1953")
+    assert not unread_month_row("1941-1945") and not unread_month_row("1968-Est.")
+
+
+def test_ocr_debris_in_a_month_run_does_not_end_it() -> None:
+    """1984-06 p60: the "Apr." row came back as "¢"; "May" below it is still May 1983."""
+    got = carry_years(["1983-Feb. r", "Mar. r", "\u00a2", "May \u00a2", "June r"])
+    assert got[3:] == ["May \u00a2 1983", "June r 1983"]
+    assert got[2] == "\u00a2"
+    # an item label still ends the run
+    assert carry_years(["1983-Feb.", "Total", "Mar."])[2] == "Mar."
+
+
+def test_rows_of_an_unread_month_are_no_period_and_the_months_after_are_dated() -> None:
+    """1984-06 p60 Table CM-II-1, stub head "End of year or month": the annual rows stay
+    of unknown kind (the page does not say calendar), the month rows are month-end
+    positions, and "1984-JdJan. p" is no period (it was read as the year 1984)."""
+    from datetime import date
+
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1982", "1983", "1983-Feb. r", "Mar. r", "\u00a2", "May \u00a2", "Dec",
+              "1984-JdJan. p", "Feb. p"]  # fmt: skip
+    axis, periods, _ = axis_periods(["Total claims", "Banks"], labels, "Dollar Claims",
+                                    "End of year or month")  # fmt: skip
+    assert axis == "row"
+    assert [p.kind for p in periods[:2]] == ["year", "year"]
+    assert periods[5] == Period("as_of_date", date(1983, 5, 31), date(1983, 5, 31),
+                                "the end of May 1983")  # fmt: skip
+    assert periods[4] is None
+    assert periods[7] is NOT_A_PERIOD
+    assert periods[8].kind == "as_of_date" and periods[8].end == date(1984, 2, 29)
