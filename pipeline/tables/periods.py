@@ -526,13 +526,35 @@ _YEAR_ONLY = re.compile(r"^\W*(1[89]\d\d|20\d\d)\W*\d?\W*$")
 _NOT_YEAR_ROW = re.compile(r"total|average|change|\bnet\b|estim|\best\b|percent", re.IGNORECASE)
 
 
+# Letters OCR makes of the digits of an old typewriter face: "19h6" / "19k8" (4),
+# "1gh2" (9, 4), "I9S0", "19O1"
+_DIGIT_LOOKALIKE = str.maketrans("hkgIilOoSsBZz", "4491110055822")
+
+
+def _lookalike_year(label: str) -> int | None:
+    """The year a four-character stub spells with letters for some digits ("19h6" ->
+    1946), when at least two of its characters are digits; else None."""
+    core = re.sub(r"^\W+|[\W_]+$", "", label or "")
+    if len(core) != 4 or sum(ch.isdigit() for ch in core) < 2 or core.isdigit():
+        return None
+    digits = core.translate(_DIGIT_LOOKALIKE)
+    return int(digits) if digits.isdigit() and _YEAR.fullmatch(digits) else None
+
+
+def _one_digit_off(year: int, implied: int) -> bool:
+    return sum(a != b for a, b in zip(str(year), str(implied), strict=True)) == 1
+
+
 def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     """Year stubs OCR misread, restored from their neighbours.
 
     A stub of consecutive years ("1958", "1959", ..., "1965") is an arithmetic run: row
     ``i`` prints ``a + i``. When at least ``min_fit`` rows read as years on one such run
     (and outnumber any other run), a row between two of them whose label is blank or
-    garbled ("19EL.", "W96hervccecc", "") takes the year its position implies. A row
+    garbled ("19EL.", "W96hervccecc", ""), or a year one digit off ("1980" between "1939"
+    and "1941": no other year can stand there), takes the year its position implies. A
+    stub that spells its position's year with letters for digits ("19h6", "19k8": the
+    4 of an old typewriter face) is read as that year, and extends the run to it. A row
     that names a month or reads as words is never touched, and nothing is extrapolated
     past the first or last year read.
     """
@@ -549,8 +571,17 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     if len(fit) < min_fit or offsets.count(best) <= len(offsets) / 2:
         return labels
     out = list(labels)
-    for j in range(fit[0] + 1, fit[-1]):
+    spelled = [i for i, label in enumerate(labels) if _lookalike_year(label) == best + i]
+    for i in spelled:
+        out[i] = str(best + i)
+    first, last = min(fit + spelled), max(fit + spelled)
+    for j in range(first + 1, last):
         if j in years:
+            bare = re.fullmatch(r"[\s.,:;'`]*\d{4}[\s.,:;'`]*", labels[j])
+            if bare and years[j] != best + j and _one_digit_off(years[j], best + j):
+                out[j] = str(best + j)
+            continue
+        if j in spelled:
             continue
         label = (labels[j] or "").strip()
         words = re.findall(r"[A-Za-z]{4,}", label)

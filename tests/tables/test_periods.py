@@ -279,3 +279,21 @@ def test_rows_of_an_unread_month_are_no_period_and_the_months_after_are_dated() 
     assert periods[4] is None
     assert periods[7] is NOT_A_PERIOD
     assert periods[8].kind == "as_of_date" and periods[8].end == date(1984, 2, 29)
+
+
+def test_year_stubs_spelled_with_letters_for_digits_and_years_one_digit_off() -> None:
+    """1953-09 p15 Table 1 prints 1946 ... 1953 in a typewriter face whose 4 OCR reads as
+    "h" or "k": "19h6", "", "19k8", "19k9", "1950", ... 1948-05 p55 Table 4 prints
+    1939 ... 1947, read "1939", "1980", "1941", ..., "1946", "19h7"."""
+    from pipeline.tables.periods import repair_year_run
+
+    read = ["19h6", "", "19k8", "19k9", "1950", "1951", "1952", "1953", "1954 (Eet )"]
+    assert repair_year_run(read) == [str(y) for y in range(1946, 1954)] + ["1954 (Eet )"]
+    read = ["1939", "1980", "1941", "1942", "1943", "1944", "1945", "1946", "19h7", "1947-July"]
+    assert repair_year_run(read)[:9] == [str(y) for y in range(1939, 1948)]
+    # a letter that does not spell the position's year, a year with a mark after it
+    # ("1943 8%" for "1948 (Estimated)"), and a year outside the run are left alone
+    assert repair_year_run(["19h9", "1947", "1948", "1949"])[0] == "19h9"
+    read = ["1944", "1945", "1946", "1947", "1943 8%", "1949"]
+    assert repair_year_run(read)[4] == "1943 8%"
+    assert repair_year_run(["1935", "1941", "1942", "1943"])[0] == "1935"
