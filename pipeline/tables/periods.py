@@ -313,8 +313,9 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
     quarter = _quarter(text, year)
     if quarter is not None:
         return quarter
-    if not _ESTIMATE.search(text) and re.search(r"\(\s*[A-Za-z]{2,6}\.?\s*\)", text):
-        # "1968 (Zet.)": a year qualified by a word OCR garbled (an estimate? preliminary?)
+    if not _ESTIMATE.search(text) and re.search(r"\(\s*[A-Za-z]{2,6}\.?\s*(\)|$)", text):
+        # "1968 (Zet.)", "1954 (Ret.": a year qualified by a word OCR garbled (an estimate?
+        # preliminary?)
         return NOT_A_PERIOD
     if _ESTIMATE.search(text):
         fiscal = not _CALENDAR.search(both)

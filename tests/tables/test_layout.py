@@ -361,3 +361,27 @@ def test_a_unit_line_of_another_titled_table_is_not_a_page_head() -> None:
     units = dict(zip(tables["statement"], tables["unit"], strict=True))
     assert units["Net Movement of Gold to and from the United States"] == "millions of dollars"
     assert units["Monetary Stocks of Gold and Silver"] == "unknown"
+
+
+def test_a_low_confidence_qualifier_after_a_year_stub_is_kept() -> None:
+    """1953-09 p16 Table 4: "1954 (Est.)" came back as "195k" and "(Ret." at confidence
+    3.8. Dropped as rule noise, the row read as the actual fiscal year 1954; kept, the
+    row names no period a question can state."""
+    page = Page()
+    page.centred("Table 4.- Derivation of Cash Trust Account Transactions", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.text("Fiscal year", LEFT, 430)
+    for x1, head in zip(COLS, ["Total", "Banks", "Funds", "Other"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 500
+    for label, conf in (("1951", 95.0), ("1952", 95.0), ("1953", 95.0), ("1954", 95.0)):
+        page.text(label, LEFT, y, conf)
+        if label == "1954":
+            page.text("(Ret.", LEFT + 5 * CW, y, 3.8)
+        for x1 in COLS:
+            page.right("1,234", x1, y)
+        y += PITCH
+    _, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert rows["row_label"].to_list()[3] == "1954 (Ret."
+    assert rows["period_kind"].to_list() == ["fiscal_year"] * 3 + ["not_a_period"]
