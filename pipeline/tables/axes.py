@@ -87,6 +87,43 @@ def _direction(values: list[int | None]) -> int:
     return 1 if ups >= downs else -1
 
 
+def _strays(years: list[int | None], limit: int) -> list[int]:
+    """Annual rows further than ``limit`` years from every annual row next to them
+    ("1987" above "1948", "1949", ...: a misread "1947"). Such a row must not anchor the
+    order check, or every good row after it would be judged against it."""
+    known = [i for i, y in enumerate(years) if y is not None]
+    out = []
+    for k, i in enumerate(known):
+        near = [years[j] for j in known[max(0, k - 1) : k + 2] if j != i]
+        if near and all(abs(years[i] - y) > limit for y in near):
+            out.append(i)
+    return out
+
+
+_KIND_WORD = re.compile(r"\b(fiscal|calendar)\b", re.IGNORECASE)
+
+
+def _since_year(labels: list[str], periods: list[Period | None]) -> list[Period | None]:
+    """ "1957 to date" under annual rows 1957, 1958, ..., 1967 is the total since 1957
+    (cumulative), not fiscal year 1957 to date: a year-to-date row whose year the stub
+    also prints as a whole year, or a later one, names no period it can state."""
+    annual = [
+        p.end for p in periods
+        if p is not None and p.kind in ("fiscal_year", "calendar_year", "year") and p.end
+    ]  # fmt: skip
+    out = list(periods)
+    for i, p in enumerate(periods):
+        if (
+            p is not None
+            and p.kind == "year_to_date"
+            and p.start is not None
+            and not _KIND_WORD.search(labels[i] or "")
+            and any(end > p.start for end in annual)
+        ):
+            out[i] = NOT_A_PERIOD
+    return out
+
+
 def _chronological(
     labels: list[str], carried: list[str], periods: list[Period | None]
 ) -> list[Period | None]:
@@ -96,7 +133,8 @@ def _chronological(
     neighbouring rows go is the table's. A month row that turns back against it, or
     stands more than a year from the last good month, took a year OCR misread (a
     "February" carried from the year above a lost "1940-January"); so does an annual row
-    more than ten years from the last good one ("1909" after "1938"), and a month row
+    more than ten years from the last good one ("1909" after "1938") or from both its
+    annual neighbours ("1987" over "1948" for "1947"), and a month row
     outside the table's annual years ("1947-Jan." for "1967-Jan." under 1966-1968). A bare
     year row right above a bare month row ("1947" over "August") is a month row whose
     month OCR lost ("1947-July"). None of these names a period.
@@ -107,7 +145,11 @@ def _chronological(
     for series, limit in ((months, 13), (years, 10)):
         way = _direction(series)
         last = None
+        for i in _strays(years, limit) if series is years else []:
+            out[i] = NOT_A_PERIOD
         for i, v in enumerate(series):
+            if out[i] is NOT_A_PERIOD:
+                continue
             if v is None:
                 if series is months and (labels[i] or "").strip() and not debris_label(labels[i]):
                     last = None  # an annual row, a heading or an item ends a month run;
@@ -157,7 +199,7 @@ def axis_periods(
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
         return "col", cols, title_period
     if _share(rows) >= _PERIOD_SHARE:
-        return "row", _chronological(row_labels, carried, rows), title_period
+        return "row", _chronological(row_labels, carried, _since_year(carried, rows)), title_period
     if title_period is not None and not _dated(col_labels + row_labels):
         return "title", [], title_period
     return "", [], None

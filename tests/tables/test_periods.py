@@ -297,3 +297,34 @@ def test_year_stubs_spelled_with_letters_for_digits_and_years_one_digit_off() ->
     read = ["1944", "1945", "1946", "1947", "1943 8%", "1949"]
     assert repair_year_run(read)[4] == "1943 8%"
     assert repair_year_run(["1935", "1941", "1942", "1943"])[0] == "1935"
+
+
+def test_a_stray_year_does_not_anchor_the_row_order() -> None:
+    """1953-09 p16 Table 4 prints 1946 ... 1953 down a "Fiscal year or month" stub; OCR
+    read "1947" as "1987". Trusted as the first annual row, it made every row after it
+    "out of order" and stood itself as fiscal year 1987."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1946 LT", "1987", "1948", "1949", "1950", "1951", "1952", "1953"]
+    axis, periods, _ = axis_periods(["Total", "Other"], labels, "Cash Trust Account",
+                                    "Fiscal year or month")  # fmt: skip
+    assert axis == "row"
+    assert periods[1] is NOT_A_PERIOD
+    assert [p.kind for p in periods[2:]] == ["fiscal_year"] * 6
+    assert [p.end.year for p in periods[2:]] == list(range(1948, 1954))
+
+
+def test_a_to_date_row_under_the_years_it_sums_is_no_year_to_date() -> None:
+    """1967-08 p24 Table 9 (Federal Disability Insurance Trust Fund) ends its stub of
+    fiscal years 1957 ... 1967 and months with "1957 to date p": the total since fiscal
+    1957, not fiscal year 1957 to date."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1957", "1958", "1959", "1966-July", "Aug.", "1957 to date p"]
+    _, periods, _ = axis_periods(["Total"], labels, "Federal Disability Insurance Trust Fund",
+                                 "Fiscal year or month")  # fmt: skip
+    assert periods[0].kind == "fiscal_year" and periods[5] is NOT_A_PERIOD
+    # a year to date after the last whole year is one
+    labels = ["1965", "1966", "1967 to date"]
+    _, periods, _ = axis_periods(["Total"], labels, "Receipts", "Fiscal year")
+    assert periods[2].kind == "year_to_date"
