@@ -88,13 +88,14 @@ def _direction(values: list[int | None]) -> int:
 
 
 def _strays(years: list[int | None], limit: int) -> list[int]:
-    """Annual rows further than ``limit`` years from every annual row next to them
-    ("1987" above "1948", "1949", ...: a misread "1947"). Such a row must not anchor the
-    order check, or every good row after it would be judged against it."""
+    """Annual rows further than ``limit`` years from every annual row near them, two
+    on either side ("1987" above "1948", "1949", ...: a misread "1947"). Such a row must
+    not anchor the order check, or every good row after it would be judged against it;
+    a good row next to a stray ("1934" over "1993", "1936") has another neighbour."""
     known = [i for i, y in enumerate(years) if y is not None]
     out = []
     for k, i in enumerate(known):
-        near = [years[j] for j in known[max(0, k - 1) : k + 2] if j != i]
+        near = [years[j] for j in known[max(0, k - 2) : k + 3] if j != i]
         if near and all(abs(years[i] - y) > limit for y in near):
             out.append(i)
     return out

@@ -328,3 +328,14 @@ def test_a_to_date_row_under_the_years_it_sums_is_no_year_to_date() -> None:
     labels = ["1965", "1966", "1967 to date"]
     _, periods, _ = axis_periods(["Total"], labels, "Receipts", "Fiscal year")
     assert periods[2].kind == "year_to_date"
+
+
+def test_a_good_year_next_to_a_stray_keeps_its_period() -> None:
+    """1940-05 p73 Table 4 prints 1934, 1935, 1936, ...; OCR read "1934", "1993", "1936".
+    "1993" is the stray; "1934" above it is not."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1934", "1993", "1936", "1937", "1938"]
+    _, periods, _ = axis_periods(["Total"], labels, "Silver", "Calendar year or month")
+    assert periods[1] is NOT_A_PERIOD
+    assert [p.end.year for i, p in enumerate(periods) if i != 1] == [1934, 1936, 1937, 1938]
