@@ -385,3 +385,29 @@ def test_a_low_confidence_qualifier_after_a_year_stub_is_kept() -> None:
     rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
     assert rows["row_label"].to_list()[3] == "1954 (Ret."
     assert rows["period_kind"].to_list() == ["fiscal_year"] * 3 + ["not_a_period"]
+
+
+def test_head_lines_under_a_title_are_kept_across_a_tall_head_gap() -> None:
+    """1948-05 p55 Table 5 (Silver Production): "Calendar year" stands beside the top of a
+    two-deck head whose lower deck ("Ounces") sits well below it. Under a title and a
+    unit line every line down to the first row is a head line; the stub head is kept and
+    the year rows are calendar years."""
+    page = Page()
+    page.centred("Table 5.- Silver Production in the United States", 1275, 300)
+    page.centred("(In millions of ounces or dollars)", 1275, 360)
+    page.text("Calendar year", LEFT, 430)
+    for x1, head in zip(COLS, ["Production", "Mints", "Foreign", "Total"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 430 + 3 * PITCH  # the lower deck, set off by a rule and a gap
+    for x1 in COLS:
+        page.centred("Ounces", x1 - 90, y)
+    y += 1.5 * PITCH
+    for year in ("1939", "1940", "1941"):
+        page.text(year, LEFT, y)
+        for x1 in COLS:
+            page.right("63.9", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert "Calendar year" in tables["stub_head"].item()
+    kinds = cells.filter(pl.col("col_idx") == 0).sort("row_idx")["period_kind"].to_list()
+    assert kinds == ["calendar_year"] * 3
