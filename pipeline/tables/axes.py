@@ -171,6 +171,49 @@ def _chronological(
     return out
 
 
+_KIND_OF_YEAR = re.compile(r"\b(calendar|fiscal)\b", re.IGNORECASE)
+_KIND_FRAGMENT = re.compile(r"\b(calendar|fiscal|years?)\b|/", re.IGNORECASE)
+
+
+def _spread_kind(col_labels: list[str]) -> list[str]:
+    """A "Calendar year" spanner over a run of year columns, given to every one of them.
+
+    The head words of a spanner land on the columns they overlap: "Calendar year" centred
+    over 2006 ... 2009 comes back on "2007" alone (2011-09 CM-III-2), or split, "Calendar"
+    on 1979 and "year" on 1980 (1984-06 CM-IV-1). Columns that print a bare year (with
+    nothing but such fragments) next to one that names the kind, up to the first column
+    that prints more ("2010 / Mar."), are of that kind; a bare year between two runs of
+    different kinds is left as it is.
+    """
+    years = [_bare_year_head(c) for c in col_labels]
+    kinds = [
+        (m.group(1).lower() if (m := _KIND_OF_YEAR.search(c or "")) and y else None)
+        for c, y in zip(col_labels, years, strict=True)
+    ]
+    out = list(col_labels)
+    for i, year in enumerate(years):
+        if year is None or kinds[i] is not None:
+            continue
+        found = set()
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(years) and years[j] is not None:
+                if kinds[j] is not None:
+                    found.add(kinds[j])
+                    break
+                j += step
+        if len(found) == 1:
+            out[i] = f"{found.pop().capitalize()} year / {year}"
+    return out
+
+
+def _bare_year_head(label: str) -> str | None:
+    """The year of a column head that prints one year and at most the words of a
+    "Calendar year" / "Fiscal years" spanner; else None."""
+    rest = _KIND_FRAGMENT.sub(" ", label or "").strip()
+    return rest if _BARE_YEAR.match(rest) else None
+
+
 def axis_periods(
     col_labels: list[str], row_labels: list[str], title: str, stub_head: str, unit_line: str = ""
 ) -> tuple[str, list[Period | None], Period | None]:
@@ -191,7 +234,7 @@ def axis_periods(
     title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:
         title_period = None
-    cols = [parse_period(c, context, title_period) for c in col_labels]
+    cols = [parse_period(c, context, title_period) for c in _spread_kind(col_labels)]
     carried = carry_years(row_labels)
     rows = [
         NOT_A_PERIOD if unread_month_row(r) else parse_period(r, context, title_period)

@@ -339,3 +339,31 @@ def test_a_good_year_next_to_a_stray_keeps_its_period() -> None:
     _, periods, _ = axis_periods(["Total"], labels, "Silver", "Calendar year or month")
     assert periods[1] is NOT_A_PERIOD
     assert [p.end.year for i, p in enumerate(periods) if i != 1] == [1934, 1936, 1937, 1938]
+
+
+def test_a_calendar_year_spanner_that_landed_on_one_column_dates_its_run() -> None:
+    """2011-09 p72 CM-III-2 prints "Calendar year" over 2006 ... 2009 and "2010" over its
+    quarters; the text layer gives "Calendar year" to the column "2007" alone. 1984-06 p62
+    CM-IV-1: OCR split it, "Calendar" on 1979 and "year" on 1980. Under "Position at end of
+    period" every year of the run is a year-end position."""
+    from datetime import date
+
+    from pipeline.tables.axes import axis_periods
+
+    cols = ["2006", "Calendar year 2007", "2008", "2009", "2010 / Mar. r", "2010 / June r"]
+    axis, periods, _ = axis_periods(cols, ["China", "Japan"], "Total Liabilities", "Country",
+                                    "Position at end of period in millions of dollars")  # fmt: skip
+    assert axis == "col"
+    assert [p.kind for p in periods[:4]] == ["as_of_date"] * 4
+    assert [p.end for p in periods[:4]] == [date(y, 12, 31) for y in range(2006, 2010)]
+    cols = ["Calendar 1979", "year 1980", "1981", "1982 Dec.r", "1983 r / June"]
+    _, periods, _ = axis_periods(cols, ["Total"], "Total Liabilities and Claims", "",
+                                 "Position at end of period")  # fmt: skip
+    assert [p.end for p in periods[:3]] == [date(y, 12, 31) for y in (1979, 1980, 1981)]
+    assert {p.kind for p in periods[:3]} == {"as_of_date"}
+    # a bare year between a calendar and a fiscal run, or with no kind beside it, stays
+    cols = ["Calendar year 2007", "2008", "Fiscal year 2009"]
+    _, periods, _ = axis_periods(cols, ["Total"], "Receipts", "")
+    assert periods[1].kind == "year"
+    _, periods, _ = axis_periods(["2007", "2008"], ["Total"], "Receipts", "")
+    assert [p.kind for p in periods] == ["year", "year"]
