@@ -207,6 +207,35 @@ def _spread_kind(col_labels: list[str]) -> list[str]:
     return out
 
 
+# "as of Sept. 30, 1983 and 1982": one day of the year, printed for several years
+_DAY_OF_YEARS = re.compile(
+    r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\s+(\d{1,2}),?\s*"
+    r"((?:(?:18|19|20)\d\d\s*(?:,|and|&)?\s*){2,})",
+    re.IGNORECASE,
+)
+
+
+def _title_day_years(title: str, col_labels: list[str]) -> list[str]:
+    """Year columns under a title that names one day in each of them: "Accounts
+    Receivable ... as of Sept. 30, 1983 and 1982" over "1983", "1982" (1984-06 p88)
+    dates each column on Sept. 30 of its year. A year the title does not name, or a
+    head that prints more than a year, is left as it is."""
+    m = _DAY_OF_YEARS.search(title or "")
+    if not m:
+        return col_labels
+    years = set(re.findall(r"(?:18|19|20)\d\d", m.group(3)))
+    out = []
+    for label in col_labels:
+        levels = (label or "").split(" / ")
+        year = re.sub(r"\W", "", levels[-1])
+        if _BARE_YEAR.match(levels[-1]) and year in years:
+            levels[-1] = f"{m.group(1)}. {m.group(2)}, {year}"
+            out.append(" / ".join(levels))
+        else:
+            out.append(label)
+    return out
+
+
 def _bare_year_head(label: str) -> str | None:
     """The year of a column head that prints one year and at most the words of a
     "Calendar year" / "Fiscal years" spanner; else None."""
@@ -234,7 +263,8 @@ def axis_periods(
     title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:
         title_period = None
-    cols = [parse_period(c, context, title_period) for c in _spread_kind(col_labels)]
+    dated_heads = _title_day_years(title, _spread_kind(col_labels))
+    cols = [parse_period(c, context, title_period) for c in dated_heads]
     carried = carry_years(row_labels)
     rows = [
         NOT_A_PERIOD if unread_month_row(r) else parse_period(r, context, title_period)

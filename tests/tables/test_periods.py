@@ -367,3 +367,25 @@ def test_a_calendar_year_spanner_that_landed_on_one_column_dates_its_run() -> No
     assert periods[1].kind == "year"
     _, periods, _ = axis_periods(["2007", "2008"], ["Total"], "Receipts", "")
     assert [p.kind for p in periods] == ["year", "year"]
+
+
+def test_year_columns_under_a_title_naming_one_day_of_each_year() -> None:
+    """1984-06 p88: "Summary of Accounts and Loans Receivable Due from the Public, as of
+    Sept. 30, 1983 and 1982" over "Accounts receivable / 1983", ".. / 1982": each column
+    is a position on Sept. 30 of its year, and the item spanner is its dimension."""
+    from datetime import date
+
+    from pipeline.tables.axes import cell_periods
+
+    title = "Accounts and Loans Receivable Due from the Public, as of Sept. 30, 1983 and 1982"
+    cols = ["Accounts receivable / 1983", "Accounts receivable / 1982",
+            "Loans receivable / 1983", "Loans receivable / 1982"]  # fmt: skip
+    got = cell_periods(cols, ["Legislative branch", "Judiciary"], title, "Agency")
+    assert [got[(0, c)].period.end for c in range(4)] == [
+        date(1983, 9, 30), date(1982, 9, 30), date(1983, 9, 30), date(1982, 9, 30)
+    ]  # fmt: skip
+    assert {got[(0, c)].period.kind for c in range(4)} == {"as_of_date"}
+    assert got[(0, 2)].dimension == "Loans receivable"
+    # a year the title does not name keeps its own reading
+    got = cell_periods(["1983", "1981"], ["Total"], "Loans as of Sept. 30, 1983 and 1982", "")
+    assert got[(0, 0)].period.kind == "as_of_date" and got[(0, 1)].period.kind == "year"
