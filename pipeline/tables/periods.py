@@ -534,9 +534,9 @@ _DIGIT_LOOKALIKE = str.maketrans("hkgIilOoSsBZz", "4491110055822")
 
 def _lookalike_year(label: str) -> int | None:
     """The year a four-character stub spells with letters for some digits ("19h6" ->
-    1946), when at least two of its characters are digits; else None."""
+    1946), when at least one of its characters is a digit; else None."""
     core = re.sub(r"^\W+|[\W_]+$", "", label or "")
-    if len(core) != 4 or sum(ch.isdigit() for ch in core) < 2 or core.isdigit():
+    if len(core) != 4 or not any(ch.isdigit() for ch in core) or core.isdigit():
         return None
     digits = core.translate(_DIGIT_LOOKALIKE)
     return int(digits) if digits.isdigit() and _YEAR.fullmatch(digits) else None

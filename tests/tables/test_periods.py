@@ -297,6 +297,9 @@ def test_year_stubs_spelled_with_letters_for_digits_and_years_one_digit_off() ->
     read = ["1944", "1945", "1946", "1947", "1943 8%", "1949"]
     assert repair_year_run(read)[4] == "1943 8%"
     assert repair_year_run(["1935", "1941", "1942", "1943"])[0] == "1935"
+    # 1948-05 p25 Table 3: "1940" read "1gho" (9 as g, 4 as h, 0 as o) above 1941 ...
+    assert repair_year_run(["1gho", "1941", "1942", "1943"])[0] == "1940"
+    assert repair_year_run(["logo", "1941", "1942", "1943"])[0] == "logo"
 
 
 def test_a_stray_year_does_not_anchor_the_row_order() -> None:
