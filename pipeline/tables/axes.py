@@ -22,6 +22,7 @@ from pipeline.tables.periods import (
     Period,
     carry_years,
     debris_label,
+    one_digit_off,
     parse_period,
     unread_month_row,
 )
@@ -243,6 +244,34 @@ def _bare_year_head(label: str) -> str | None:
     return rest if _BARE_YEAR.match(rest) else None
 
 
+_YEAR_MONTH_ROW = re.compile(r"^(\W*)((?:18|19|20)\d\d)(\s*[-\u2013\u2014~]\s*[A-Za-z].*)$")
+_ANNUAL_ROW = re.compile(r"^\W*((?:18|19|20)\d\d)(?!\d)(?!\s*[-\u2013\u2014~]\s*[A-Za-z])")
+
+
+def _month_row_years(labels: list[str]) -> list[str]:
+    """A month row's year OCR misread by one digit, read from the table's annual rows.
+
+    Month rows fall within the years the stub's annual rows span (the months of the
+    last year or two, 1967-08 p24: 1966, "1967p", "1968 (Est.)", then "1966-July" ...
+    "1967-Jan."). A "1947-Jan." there is "1967-Jan." when exactly one year of that span
+    is one digit from 1947; with none or several, the row is left as read (and the
+    order check finds it no period).
+    """
+    annual = [int(m.group(1)) for label in labels if (m := _ANNUAL_ROW.match(label or ""))]
+    if len(annual) < 2:
+        return labels
+    span = range(min(annual) - 1, max(annual) + 2)
+    out = list(labels)
+    for i, label in enumerate(labels):
+        m = _YEAR_MONTH_ROW.match(label or "")
+        if not m or int(m.group(2)) in span:
+            continue
+        near = [y for y in span if one_digit_off(int(m.group(2)), y)]
+        if len(near) == 1:
+            out[i] = f"{m.group(1)}{near[0]}{m.group(3)}"
+    return out
+
+
 def axis_periods(
     col_labels: list[str], row_labels: list[str], title: str, stub_head: str, unit_line: str = ""
 ) -> tuple[str, list[Period | None], Period | None]:
@@ -265,7 +294,7 @@ def axis_periods(
         title_period = None
     dated_heads = _title_day_years(title, _spread_kind(col_labels))
     cols = [parse_period(c, context, title_period) for c in dated_heads]
-    carried = carry_years(row_labels)
+    carried = carry_years(_month_row_years(row_labels))
     rows = [
         NOT_A_PERIOD if unread_month_row(r) else parse_period(r, context, title_period)
         for r in carried

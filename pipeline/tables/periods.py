@@ -542,7 +542,8 @@ def _lookalike_year(label: str) -> int | None:
     return int(digits) if digits.isdigit() and _YEAR.fullmatch(digits) else None
 
 
-def _one_digit_off(year: int, implied: int) -> bool:
+def one_digit_off(year: int, implied: int) -> bool:
+    """Two years that differ in one digit (an OCR misreading of one for the other)."""
     return sum(a != b for a, b in zip(str(year), str(implied), strict=True)) == 1
 
 
@@ -579,7 +580,7 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     for j in range(first + 1, last):
         if j in years:
             bare = re.fullmatch(r"[\s.,:;'`]*\d{4}[\s.,:;'`]*", labels[j])
-            if bare and years[j] != best + j and _one_digit_off(years[j], best + j):
+            if bare and years[j] != best + j and one_digit_off(years[j], best + j):
                 out[j] = str(best + j)
             continue
         if j in spelled:

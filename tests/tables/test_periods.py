@@ -392,3 +392,21 @@ def test_year_columns_under_a_title_naming_one_day_of_each_year() -> None:
     # a year the title does not name keeps its own reading
     got = cell_periods(["1983", "1981"], ["Total"], "Loans as of Sept. 30, 1983 and 1982", "")
     assert got[(0, 0)].period.kind == "as_of_date" and got[(0, 1)].period.kind == "year"
+
+
+def test_a_month_rows_year_misread_by_one_digit_is_read_from_the_annual_rows() -> None:
+    """1967-08 p24 Table 10 (Federal Hospital Insurance Trust Fund): fiscal years 1966,
+    "1967p", "1968 (Est.)", then months; OCR read "1967-Jan." as "1947-Jan". 1967 is the
+    one year of the table's span one digit from 1947, so Jan. ... June are 1967."""
+    from datetime import date
+
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1966", "1967p", "1968 (Est. )", "Nov", "Dec", "1947-Jan", "Feb", "June p"]
+    _, periods, _ = axis_periods(["Total"], labels, "Trust Fund", "Fiscal year or month")
+    assert [p.end for p in periods[5:]] == [date(1967, 1, 31), date(1967, 2, 28),
+                                            date(1967, 6, 30)]  # fmt: skip
+    # two years of the span one digit away (1941 from 1961 or 1971?): left as read
+    labels = ["1960", "1970", "1941-Jan", "Feb"]
+    _, periods, _ = axis_periods(["Total"], labels, "Trust Fund", "Fiscal year or month")
+    assert periods[2] is NOT_A_PERIOD and periods[3] is NOT_A_PERIOD
