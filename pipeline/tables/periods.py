@@ -20,7 +20,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from functools import cached_property
 
 from rapidfuzz.distance import Levenshtein
@@ -293,7 +293,7 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         return _cumulative(text, year)
     days = list(_DAY_DATE.finditer(text))
     if len(days) >= 2:
-        return _between_dates(days[0], days[-1])
+        return _between_dates(days[0], days[-1], text[days[0].end() : days[-1].start()])
     day = days[0] if days else None
     if day:
         d = _day(day)
@@ -368,10 +368,15 @@ def _span(text: str, year: int, both: str) -> Period | None:
     return None
 
 
-def _between_dates(first: re.Match, last: re.Match) -> Period:
-    """ "Apr. 1, 2016, through June 30, 2016": a quarter when it is one; any other span
-    between two dates is no period a question can name in one of the kinds."""
+def _between_dates(first: re.Match, last: re.Match, between: str = "") -> Period:
+    """ "Apr. 1, 2016, through June 30, 2016": a quarter when it is one; so is the change
+    between two month-end balances, "Mar. 31, 2022, through June 30, 2022" (2022-09
+    ESF-1: the April-June quarter). Any other span between two dates is no period a
+    question can name in one of the kinds."""
     start, end = _day(first), _day(last)
+    spans = re.search(r"\b(through|thru|to)\b|[-\u2013\u2014]", between, re.IGNORECASE)
+    if spans and start is not None and start == month_end(start.year, start.month):
+        start = start + timedelta(days=1)  # from the close of March: from April 1
     if start is None or end is None or start.day != 1 or end != month_end(end.year, end.month):
         return NOT_A_PERIOD
     months = (end.year - start.year) * 12 + end.month - start.month + 1

@@ -410,3 +410,13 @@ def test_a_month_rows_year_misread_by_one_digit_is_read_from_the_annual_rows() -
     labels = ["1960", "1970", "1941-Jan", "Feb"]
     _, periods, _ = axis_periods(["Total"], labels, "Trust Fund", "Fiscal year or month")
     assert periods[2] is NOT_A_PERIOD and periods[3] is NOT_A_PERIOD
+
+
+def test_the_change_between_two_month_end_balances_is_the_quarter_after_the_first() -> None:
+    """2022-09 p73 ESF-1 prints "Mar. 31, 2022", "Mar. 31, 2022, through June 30, 2022",
+    "June 30, 2022": the middle column is the April-June quarter. Two dates joined by
+    "and" (its title, "Balances as of Mar. 31, 2022, and June 30, 2022") are no span."""
+    got = parse_period("Mar. 31,2022, through June 30,2022")
+    assert (got.kind, got.start, got.end) == ("quarter", D(2022, 4, 1), D(2022, 6, 30))
+    assert parse_period("Balances as of Mar. 31, 2022, and June 30, 2022") is NOT_A_PERIOD
+    assert parse_period("Mar. 15, 2022, through June 30, 2022") is NOT_A_PERIOD
