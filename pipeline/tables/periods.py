@@ -47,6 +47,8 @@ MONTHS = (
 _MONTH_ALT = r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 _MONTH = re.compile(rf"\b({_MONTH_ALT})[a-z]*\.?", re.IGNORECASE)
 MONTH_WORD = _MONTH  # a month named anywhere in a label ("1939-Apr.", "February 1940")
+_MONTH_NAME = re.compile(r"\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?"
+                         r"|sept?(ember)?|oct(ober)?|nov(ember)?|dec(ember)?)\b", re.I)  # fmt: skip
 _YEAR = re.compile(r"(?<![\d/.])(1[89]\d\d|20\d\d)(?![\d%])")
 _YEAR_SPAN = re.compile(r"\b(1[89]\d\d|20\d\d)\s*[-\u2013\u2014]\s*(\d{2}|\d{4})\b")
 _QUARTER_RANGE = re.compile(
@@ -239,7 +241,8 @@ def parse_period(header: str, context: str = "", reference: Period | None = None
         # a span printed over two head lines ("Jan. through" / "June", "Oct. 1, 1983 -" /
         # "Dec. 31, 1983") is one period: read the levels together, from the first that
         # names a date (an item spanner above, "Corporate bonds", is the dimension)
-        dated = [i for i, p in enumerate(levels) if _YEAR.search(p) or _MONTH.search(p)]
+        # ("Marketable Treasury bonds" names no month: a month word, not "Mar" + letters)
+        dated = [i for i, p in enumerate(levels) if _YEAR.search(p) or _MONTH_NAME.search(p)]
         first = dated[0] if dated else 0
         items = " ".join(levels[:first])
         return _parse_level(" ".join(levels[first:]), f"{items} {context}", reference)

@@ -420,3 +420,13 @@ def test_the_change_between_two_month_end_balances_is_the_quarter_after_the_firs
     assert (got.kind, got.start, got.end) == ("quarter", D(2022, 4, 1), D(2022, 6, 30))
     assert parse_period("Balances as of Mar. 31, 2022, and June 30, 2022") is NOT_A_PERIOD
     assert parse_period("Mar. 15, 2022, through June 30, 2022") is NOT_A_PERIOD
+
+
+def test_an_item_spanner_starting_like_a_month_is_not_part_of_the_span() -> None:
+    """2006-12 p92 CM-IV-3: "Marketable Treasury bonds and notes" over "2006" over
+    "Jan. through Sept.": "Marketable" opens like "Mar", but names no month, so the span
+    is read from "2006" on, and the spanner's "bonds and notes" do not make it a bond."""
+    got = parse_period("Marketable Treasury bonds and notes / 2006 / 2006 / Jan. through Sept.")
+    assert (got.kind, got.start, got.end) == ("year_to_date", D(2006, 1, 1), D(2006, 9, 30))
+    got = parse_period("Marketable Treasury bonds and notes / 2006 / July through Sept. p")
+    assert (got.kind, got.start, got.end) == ("quarter", D(2006, 7, 1), D(2006, 9, 30))
