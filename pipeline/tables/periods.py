@@ -49,6 +49,7 @@ _MONTH = re.compile(rf"\b({_MONTH_ALT})[a-z]*\.?", re.IGNORECASE)
 MONTH_WORD = _MONTH  # a month named anywhere in a label ("1939-Apr.", "February 1940")
 _MONTH_NAME = re.compile(r"\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?"
                          r"|sept?(ember)?|oct(ober)?|nov(ember)?|dec(ember)?)\b", re.I)  # fmt: skip
+MONTH_NAME = _MONTH_NAME  # a month word itself ("Jan.", "June"), not "Marketable"
 _YEAR = re.compile(r"(?<![\d/.])(1[89]\d\d|20\d\d)(?![\d%])")
 _YEAR_SPAN = re.compile(r"\b(1[89]\d\d|20\d\d)\s*[-\u2013\u2014]\s*(\d{2}|\d{4})\b")
 _QUARTER_RANGE = re.compile(
@@ -316,6 +317,8 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
     quarter = _quarter(text, year)
     if quarter is not None:
         return quarter
+    if _THROUGH.search(text):
+        return NOT_A_PERIOD  # "Feb.-May 1940": a span of months, never its first month
     if not _ESTIMATE.search(text) and re.search(r"\(\s*[A-Za-z]{2,6}\.?\s*(\)|$)", text):
         # "1968 (Zet.)", "1954 (Ret.": a year qualified by a word OCR garbled (an estimate?
         # preliminary?)
@@ -354,9 +357,10 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
 
 
 def _span(text: str, year: int, both: str) -> Period | None:
-    """ "Jan. through Sept. 2006": a quarter, a calendar or fiscal year to date."""
+    """ "Jan. through Sept. 2006", "2011 Jan. - June": a quarter, a calendar or fiscal
+    year to date."""
     m = _THROUGH.search(text)
-    if not m or not re.search(r"through|thru|\bto\b", m.group(0), re.IGNORECASE):
+    if not m:
         return None
     m0, m1 = month_number(m.group(1)), month_number(m.group(2))
     y0 = year - 1 if m0 > m1 else year

@@ -430,3 +430,16 @@ def test_an_item_spanner_starting_like_a_month_is_not_part_of_the_span() -> None
     assert (got.kind, got.start, got.end) == ("year_to_date", D(2006, 1, 1), D(2006, 9, 30))
     got = parse_period("Marketable Treasury bonds and notes / 2006 / July through Sept. p")
     assert (got.kind, got.start, got.end) == ("quarter", D(2006, 7, 1), D(2006, 9, 30))
+
+
+def test_a_dashed_span_of_months_is_never_read_as_its_first_month() -> None:
+    """2011-09 p85 prints "Calendar years" over 2008, 2009, 2010, "2011 / Jan. - June" and
+    "2011 / Apr. - June": January-June 2011 (it was read as January 2011) and the
+    April-June quarter. A span that is neither a quarter nor a year to date is no
+    period."""
+    got = parse_period("Calendar years / 2011 Jan. - June")
+    assert (got.kind, got.start, got.end) == ("year_to_date", D(2011, 1, 1), D(2011, 6, 30))
+    got = parse_period("Calendar years / 2011 Apr. - June")
+    assert (got.kind, got.start, got.end) == ("quarter", D(2011, 4, 1), D(2011, 6, 30))
+    assert parse_period("Feb.-May 1940") is NOT_A_PERIOD
+    assert parse_period("1983-Oct.").kind == "month"
