@@ -30,7 +30,7 @@ from pipeline.tables.labels import (
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
-from pipeline.tables.periods import repair_year_run
+from pipeline.tables.periods import MONTH_NAME, repair_year_run
 from pipeline.tables.preamble import read_preamble
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.titles import split_title
@@ -217,7 +217,7 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     figures = [c for c in values if c.is_number]
     if len(figures) >= 2 and _header_figures(figures, height):
         return RowLine(line, "header")
-    if figures and _head_words_and_figures(values):
+    if figures and (_head_words_and_figures(values) or _month_span_head(values)):
         return RowLine(line, "header")
     prose = any(len(c.text.split()) >= 3 for c in values if not c.is_number)
     # a head line whose only "figure" is a dash OCR made of a rule, among words spread
@@ -240,6 +240,22 @@ def _head_words_and_figures(values: list[Chunk]) -> bool:
     ]
     figures = [c for c in values if c.is_number]
     return bool(words) and all(_HEAD_FIGURE.match(c.text.strip()) for c in figures)
+
+
+def _month_span_head(values: list[Chunk]) -> bool:
+    """Years and month spans, "2008 2009 2010 Jan. - June Apr. - June" (2011-09 p85): a
+    head line, though its dashes read as figures. Every figure is a year or a dash
+    standing between two month words."""
+    if not any(c.is_number and _YEAR_LIKE.match(c.text.strip()) for c in values):
+        return False
+    for i, c in enumerate(values):
+        if not c.is_number or _YEAR_LIKE.match(c.text.strip()):
+            continue
+        around = values[i - 1 : i] + values[i + 1 : i + 2]
+        if not (re.fullmatch(r"[-\u2013\u2014]", c.text.strip()) and len(around) == 2
+                and all(MONTH_NAME.match(a.text.strip()) for a in around)):  # fmt: skip
+            return False
+    return True
 
 
 def _header_figures(figures: list[Chunk], height: float) -> bool:

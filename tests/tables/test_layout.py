@@ -411,3 +411,31 @@ def test_head_lines_under_a_title_are_kept_across_a_tall_head_gap() -> None:
     assert "Calendar year" in tables["stub_head"].item()
     kinds = cells.filter(pl.col("col_idx") == 0).sort("row_idx")["period_kind"].to_list()
     assert kinds == ["calendar_year"] * 3
+
+
+def test_a_head_line_of_years_and_dashed_month_spans_is_a_head() -> None:
+    """2011-09 p85: "Country 2008 2009 2010 Jan. - June Apr. - June" under "Calendar
+    years" and "2011 2011": the dashes read as figures, which made the line a body row
+    and cut the heads (and every column's period) off the table."""
+    page = Page()
+    page.centred("TABLE CM-V-5.-Net Purchases of Long-Term Securities", 1275, 300)
+    page.centred("In millions of dollars", 1275, 360)
+    page.centred("Calendar years", (COLS[0] + COLS[3]) / 2 - 90, 430)
+    y = 430 + PITCH
+    for x1 in COLS[2:]:
+        page.centred("2011", x1 - 90, y)
+    y += PITCH
+    page.text("Country", LEFT, y)
+    for x1, head in zip(COLS, ["2008", "2009", "Jan. - June", "Apr. - June"], strict=True):
+        page.centred(head, x1 - 90, y)
+    y += 1.5 * PITCH
+    for label in ("United Kingdom", "Japan", "Grand total"):
+        page.text(label, LEFT, y)
+        for x1 in COLS:
+            page.right("328,706", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert tables["n_rows"].item() == 3
+    first = cells.filter(pl.col("row_idx") == 0).sort("col_idx")
+    assert first["period_kind"].to_list() == ["calendar_year", "calendar_year",
+                                              "year_to_date", "quarter"]  # fmt: skip
