@@ -439,3 +439,27 @@ def test_a_head_line_of_years_and_dashed_month_spans_is_a_head() -> None:
     first = cells.filter(pl.col("row_idx") == 0).sort("col_idx")
     assert first["period_kind"].to_list() == ["calendar_year", "calendar_year",
                                               "year_to_date", "quarter"]  # fmt: skip
+
+
+def test_a_kind_word_of_the_stub_head_is_kept_at_low_confidence() -> None:
+    """1984-06 p60 CM-III-1: the stub head "End of calendar year or month" came back with
+    "calendar" at confidence 0. Dropped as rule noise, the year rows were of unknown
+    kind; kept, they are year-end positions."""
+    page = Page()
+    page.centred("Table CM-III-1. - Dollar Claims on Nonbank Foreigners", 1275, 300)
+    page.centred("[Position at end of period in millions of dollars]", 1275, 360)
+    page.text("End of", LEFT, 430)
+    page.text("calendar", LEFT + 7 * CW, 430, conf=0.0)
+    for x1, head in zip(COLS, ["Total", "Banks", "Agencies", "Branches"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    page.text("year or month", LEFT, 430 + PITCH)
+    y = 430 + 2.5 * PITCH
+    for year in ("1980", "1981", "1982"):
+        page.text(year, LEFT, y)
+        for x1 in COLS:
+            page.right("136,912", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert "calendar" in tables["stub_head"].item()
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["period_kind"].to_list() == ["as_of_date"] * 3
