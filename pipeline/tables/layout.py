@@ -244,18 +244,21 @@ def _head_words_and_figures(values: list[Chunk]) -> bool:
 
 def _month_span_head(values: list[Chunk]) -> bool:
     """Years and month spans, "2008 2009 2010 Jan. - June Apr. - June" (2011-09 p85): a
-    head line, though its dashes read as figures. Every figure is a year or a dash
-    standing between two month words."""
-    if not any(c.is_number and _YEAR_LIKE.match(c.text.strip()) for c in values):
-        return False
+    head line, though its dashes read as figures. Every chunk is a year, a month word,
+    or a dash between two month words, and there is at least one such span."""
+    def month(c: Chunk) -> bool:
+        return not c.is_number and len(c.text) <= 10 and bool(MONTH_NAME.match(c.text.strip()))
+
+    spans = 0
     for i, c in enumerate(values):
-        if not c.is_number or _YEAR_LIKE.match(c.text.strip()):
+        if c.is_number and _YEAR_LIKE.match(c.text.strip()) or month(c):
             continue
         around = values[i - 1 : i] + values[i + 1 : i + 2]
         if not (re.fullmatch(r"[-\u2013\u2014]", c.text.strip()) and len(around) == 2
-                and all(MONTH_NAME.match(a.text.strip()) for a in around)):  # fmt: skip
+                and all(month(a) for a in around)):  # fmt: skip
             return False
-    return True
+        spans += 1
+    return spans > 0 and any(c.is_number and _YEAR_LIKE.match(c.text.strip()) for c in values)
 
 
 def _header_figures(figures: list[Chunk], height: float) -> bool:

@@ -463,3 +463,20 @@ def test_a_kind_word_of_the_stub_head_is_kept_at_low_confidence() -> None:
     assert "calendar" in tables["stub_head"].item()
     first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
     assert first["period_kind"].to_list() == ["as_of_date"] * 3
+
+
+def test_a_wrapped_date_line_is_not_a_month_span_head() -> None:
+    """1939-12 p32 (Major Financing Operations): the call date "Dec. 15, 1965" wrapped
+    under its row ("Dee." "15," "1965" as OCR chunked it) has a year but no month span:
+    not a head line. The p85 head "2008 2009 Jan. - June" is one."""
+    from pipeline.tables.layout import _month_span_head
+    from pipeline.tables.lines import Chunk
+    from pipeline.tables.numbers import parse_number
+
+    def chunks(*texts: str) -> list[Chunk]:
+        return [Chunk(t, 100.0 * i, 0, 100.0 * i + 50, 30, 95.0, 1, parse_number(t))
+                for i, t in enumerate(texts)]  # fmt: skip
+
+    assert not _month_span_head(chunks("1965"))  # "Dee. 15," went to the label
+    assert not _month_span_head(chunks("(Add.", "Dec.", "15,", "1965"))
+    assert _month_span_head(chunks("2008", "2009", "Jan.", "-", "June", "Apr.", "-", "June"))
