@@ -253,9 +253,10 @@ def _month_row_years(labels: list[str]) -> list[str]:
 
     Month rows fall within the years the stub's annual rows span (the months of the
     last year or two, 1967-08 p24: 1966, "1967p", "1968 (Est.)", then "1966-July" ...
-    "1967-Jan."). A "1947-Jan." there is "1967-Jan." when exactly one year of that span
-    is one digit from 1947; with none or several, the row is left as read (and the
-    order check finds it no period).
+    "1967-Jan."). A "1947-Jan." more than ten years from that span is "1967-Jan." when
+    exactly one year of the span is one digit from 1947; with none or several, or a year
+    near the span (a side panel's "1942-Jan." beside annual rows 1933-1938, 1948-05
+    p47), the row is left as read (and the order check finds it no period).
     """
     annual = [int(m.group(1)) for label in labels if (m := _ANNUAL_ROW.match(label or ""))]
     if len(annual) < 2:
@@ -264,8 +265,8 @@ def _month_row_years(labels: list[str]) -> list[str]:
     out = list(labels)
     for i, label in enumerate(labels):
         m = _YEAR_MONTH_ROW.match(label or "")
-        if not m or int(m.group(2)) in span:
-            continue
+        if not m or min(abs(int(m.group(2)) - y) for y in span) <= 10:
+            continue  # a month near the annual years may be the table's (a side panel)
         near = [y for y in span if one_digit_off(int(m.group(2)), y)]
         if len(near) == 1:
             out[i] = f"{m.group(1)}{near[0]}{m.group(3)}"

@@ -443,3 +443,14 @@ def test_a_dashed_span_of_months_is_never_read_as_its_first_month() -> None:
     assert (got.kind, got.start, got.end) == ("quarter", D(2011, 4, 1), D(2011, 6, 30))
     assert parse_period("Feb.-May 1940") is NOT_A_PERIOD
     assert parse_period("1983-Oct.").kind == "month"
+
+
+def test_a_month_row_near_the_annual_years_keeps_the_year_it_prints() -> None:
+    """1948-05 p47 (Average Yields of Long-Term Bonds) prints annual rows 1933-1938, then
+    "1942-Jan." in the first of three side-by-side panels: 1942 is three years past the
+    annual rows, not a misread 1932."""
+    from pipeline.tables.axes import _month_row_years
+
+    labels = ["1933", "1934", "1935", "1936", "1937", "1938", "1942\u2014Jan", "Feb"]
+    assert _month_row_years(labels) == labels
+    assert _month_row_years(["1966", "1968 (Est.)", "1947-Jan", "Feb"])[2] == "1967-Jan"
