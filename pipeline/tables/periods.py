@@ -281,8 +281,12 @@ def _reference_to_date(text: str, context: str, reference: Period) -> Period:
 def _parse_level(text: str, context: str, reference: Period | None) -> Period | None:
     numeric = _NUMERIC_DATE.search(text)
     if numeric and not _YEAR.search(text.replace(numeric.group(0), "")):
+        if _NOT_PERIOD.search(text):
+            return NOT_A_PERIOD  # "2-1/2% Bond - 6/15/64-69": a maturity, no date of the table
         m, d, y = (int(g) for g in numeric.groups())
-        y = y + (1900 if y >= 50 else 2000) if y < 100 else y
+        if y < 100:  # "6/20/49": the century of the years printed around it, if any
+            near = [int(v) for v in _YEAR.findall(context)] or [1900 + y if y >= 50 else 2000 + y]
+            y = min((1900 + y, 2000 + y), key=lambda v: min(abs(v - n) for n in near))
         if 1 <= m <= 12 and 1 <= d <= 31:
             day = date(y, m, min(d, calendar.monthrange(y, m)[1]))
             return Period("as_of_date", day, day, _day_text(day))

@@ -454,3 +454,13 @@ def test_a_month_row_near_the_annual_years_keeps_the_year_it_prints() -> None:
     labels = ["1933", "1934", "1935", "1936", "1937", "1938", "1942\u2014Jan", "Feb"]
     assert _month_row_years(labels) == labels
     assert _month_row_years(["1966", "1968 (Est.)", "1947-Jan", "Feb"])[2] == "1967-Jan"
+
+
+def test_a_numeric_date_on_a_security_is_a_maturity_and_two_digit_years_take_the_context() -> None:
+    """1953-09 p23 lists "2-1/2% Bond - 6/15/64-69" (a maturity, no date of the table);
+    1953-09 p25 "6/20/49" is June 20, 1949 in a 1953 table, not 2049."""
+    assert parse_period("2-1/2% Bond - 6/15/64-69") is NOT_A_PERIOD
+    got = parse_period("6/20/49", "Offerings of Treasury Bills, fiscal years 1949 through 1953")
+    assert got.end == D(1949, 6, 20)
+    assert parse_period("7/29/83").end == D(1983, 7, 29)
+    assert parse_period("9/30/06").end == D(2006, 9, 30)
