@@ -262,6 +262,13 @@ def _totals(whole: Fact, part: Fact) -> bool:
     return False
 
 
+# A line that is a difference of two others, printed with either sign: a share of a
+# total is meaningless for it, and OCR loses its minus sign often enough that a sum
+# through it can hold by accident (1948-05 Table 8: receipts 121.0 + "excess" 2.3 =
+# expenditures 123.3, where the page prints -2.3).
+_BALANCE = re.compile(r"\bexcess\b|\bdeficit\b|\bsurplus\b|\(-\)|\(\u2212\)", re.I)
+
+
 @task_kind("share_of_total")
 def share_of_total(
     archive: Archive, table: StatementTable, rng: random.Random
@@ -289,6 +296,8 @@ def share_of_total(
                     continue
                 if re.search(r"deduct|\bless\b|minus", f"{part.label} {part.item}", re.I):
                     continue  # a line the total subtracts is no share of it
+                if _BALANCE.search(f"{part.label} {part.item}"):
+                    continue  # a signed difference ("Excess of receipts, or expenditures (-)")
                 if _totals(whole, part):
                     candidates.append((part, whole))
     for inputs in _sample(rng, candidates):

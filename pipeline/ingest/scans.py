@@ -101,7 +101,16 @@ CLEAR_MIN_DPI = 90.0
 INK_TILE_MIN_SD = 20.0
 MIN_INKED_TILES = 5
 # Bump when what is measured per page changes, so cached page measurements are redone.
-PAGE_MEASURE_VERSION = 2
+PAGE_MEASURE_VERSION = 3
+# A scan denser than the render DPI is rendered at its own density, up to this: some
+# volumes are scanned at 400-500 DPI onto a page box smaller than the printed page (the
+# 1953-09 bulletin: 501 DPI on a 4.5-inch box, print 13 px tall at 300 DPI), and a
+# 300-DPI render throws away the pixels tesseract needs. Gold pages of that volume
+# (re-OCR of the same pages): periods 40 -> 68 of 140, row labels 76 -> 99 of 147 at
+# 400 DPI; 450 and 500 DPI read fewer (62 / 65 periods) and cost more.
+MAX_SCAN_RENDER_DPI = 400
+# Densities within this factor of the render DPI are rendered at the render DPI.
+DENSER_SCAN_FACTOR = 1.1
 
 _PAGE_CACHE_SCHEMA = {
     "page_no": pl.Int32,
@@ -325,6 +334,22 @@ def quality_tag(score: float | None, dpi: float | None = None) -> str:
     return "very_blurry"
 
 
+def scan_dpi(page: pymupdf.Page) -> float | None:
+    """The resolution of a scanned page's largest image over the box it is drawn in;
+    None for a page that is no scan (images cover less than half of it) or whose image
+    box is empty."""
+    area = abs(page.rect) or 1.0
+    infos = [i for i in page.get_image_info() if i["width"] and i["height"]]
+    covered = sum(abs(pymupdf.Rect(i["bbox"]) & page.rect) for i in infos)
+    if covered / area < SCANNED_IMAGE_COVERAGE:
+        return None
+    largest = max(infos, key=lambda i: i["width"] * i["height"])
+    box = pymupdf.Rect(largest["bbox"])
+    if box.width <= 0 or box.height <= 0:
+        return 0.0
+    return ((largest["width"] / (box.width / 72)) * (largest["height"] / (box.height / 72))) ** 0.5
+
+
 def effective_dpi(page: pymupdf.Page, render_dpi: float) -> tuple[float, bool]:
     """(effective DPI of the page image, whether the page is a scan).
 
@@ -332,17 +357,21 @@ def effective_dpi(page: pymupdf.Page, render_dpi: float) -> tuple[float, bool]:
     resolution of the largest image over the box it is drawn in, capped by the
     render DPI (rendering cannot add detail). Vector pages get the render DPI.
     """
-    area = abs(page.rect) or 1.0
-    infos = [i for i in page.get_image_info() if i["width"] and i["height"]]
-    covered = sum(abs(pymupdf.Rect(i["bbox"]) & page.rect) for i in infos)
-    if covered / area < SCANNED_IMAGE_COVERAGE:
+    native = scan_dpi(page)
+    if native is None:
         return float(render_dpi), False
-    largest = max(infos, key=lambda i: i["width"] * i["height"])
-    box = pymupdf.Rect(largest["bbox"])
-    if box.width <= 0 or box.height <= 0:
+    if native <= 0:
         return float(render_dpi), True
-    dpi = ((largest["width"] / (box.width / 72)) * (largest["height"] / (box.height / 72))) ** 0.5
-    return float(min(dpi, render_dpi)), True
+    return float(min(native, render_dpi)), True
+
+
+def page_render_dpi(page: pymupdf.Page, render_dpi: int) -> int:
+    """The DPI a page is rendered at: the build's, or a denser scan's own density up to
+    ``MAX_SCAN_RENDER_DPI`` (never fewer pixels than the build's render)."""
+    native = scan_dpi(page)
+    if not native or native <= render_dpi * DENSER_SCAN_FACTOR:
+        return render_dpi
+    return max(render_dpi, min(round(native), MAX_SCAN_RENDER_DPI))
 
 
 def render_pages(blob_url: str, pdf_sha: str, render_dpi: int) -> pl.DataFrame:
@@ -362,8 +391,11 @@ def render_pages(blob_url: str, pdf_sha: str, render_dpi: int) -> pl.DataFrame:
                 pixels = (page.rect.width / 72 * render_dpi) * (page.rect.height / 72 * render_dpi)
                 if pixels > MAX_RENDER_PIXELS:
                     raise ValueError(f"{pixels / 1e6:.0f} MP at {render_dpi} DPI exceeds the limit")
-                dpi, scanned = effective_dpi(page, render_dpi)
-                pix = page.get_pixmap(dpi=render_dpi, colorspace=pymupdf.csGRAY, alpha=False)
+                page_dpi = page_render_dpi(page, render_dpi)
+                if pixels * (page_dpi / render_dpi) ** 2 > MAX_RENDER_PIXELS:
+                    page_dpi = render_dpi  # a dense scan of a huge page: the build's DPI
+                dpi, scanned = effective_dpi(page, page_dpi)
+                pix = page.get_pixmap(dpi=page_dpi, colorspace=pymupdf.csGRAY, alpha=False)
                 gray = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.stride)
                 gray = gray[:, : pix.w]
                 row |= {
@@ -373,7 +405,7 @@ def render_pages(blob_url: str, pdf_sha: str, render_dpi: int) -> pl.DataFrame:
                     "dpi": dpi,
                     "text_layer_chars": text_layer_chars(page),
                     "scanned": scanned,
-                    "sharpness": sharpness(gray, render_dpi),
+                    "sharpness": sharpness(gray, page_dpi),
                 }
             except Exception as exc:  # one bad page is quarantined, not fatal
                 row["error"] = f"{type(exc).__name__}: {exc}"
@@ -399,6 +431,8 @@ def build_pages(
 ) -> pl.DataFrame:
     """Render and measure every page of the ingested documents; write ``pages``.
 
+    Pages are rendered at ``render_dpi``, except scans denser than that, which are
+    rendered at their own density up to ``MAX_SCAN_RENDER_DPI`` (``page_render_dpi``).
     Renders documents in a process pool (``workers`` defaults to the CPU count); a
     document already rendered at this DPI is read back from
     ``cache_dir`` (default ``<data>/cache/pages``). A page that fails to render is

@@ -19,11 +19,13 @@ from datetime import timedelta
 from pipeline.tables.periods import (
     MONTH_WORD,
     NOT_A_PERIOD,
+    STOCK_WORDS,
     Period,
     carry_years,
     debris_label,
     one_digit_off,
     parse_period,
+    read_period_words,
     unread_month_row,
 )
 
@@ -33,6 +35,11 @@ _STUB_HEAD = re.compile(
     r"\b(end of|fiscal|calendar)\b.*\b(year|month)\b|\byear or month\b|\breport\b.*\bdate\b",
     re.IGNORECASE,
 )
+# the words of a stub head that says what the rows are ("End of fiscal year or month")
+_PERIOD_HEAD = re.compile(
+    r"\b(years?|months?|fiscal|calendar|dates?|period|quarters?|weeks?|end|ended)\b", re.I
+)
+_FLOWS = frozenset({"month", "quarter", "calendar_year", "fiscal_year"})
 _PERIOD_SHARE = 0.5
 _DAY = timedelta(days=1)  # an axis is a period axis when at least half its labels are periods
 
@@ -144,6 +151,8 @@ def _chronological(
     out = list(periods)
     months = [_months(carried[i], p) for i, p in enumerate(periods)]
     years = [_annual_year(labels[i], p) for i, p in enumerate(periods)]
+    for i in _off_run_duplicates(years):
+        out[i], years[i] = NOT_A_PERIOD, None
     for series, limit in ((months, 13), (years, 10)):
         way = _direction(series)
         last = None
@@ -273,6 +282,28 @@ def _month_row_years(labels: list[str]) -> list[str]:
     return out
 
 
+def _off_run_duplicates(years: list[int | None]) -> list[int]:
+    """Annual rows that print a year another annual row prints too ("1935" read for
+    "1933" above a "1935"): the stub runs one year a row, so the copy standing off the
+    run most annual rows fit (row ``i`` prints ``a + i``) is the misread; when neither
+    or both fit, all copies are doubtful."""
+    offsets = Counter(y - i for i, y in enumerate(years) if y is not None)
+    best = max(offsets, key=offsets.get) if offsets else None
+    if best is None or offsets[best] < 3:
+        best = None
+    where: dict[int, list[int]] = {}
+    for i, y in enumerate(years):
+        if y is not None:
+            where.setdefault(y, []).append(i)
+    out = []
+    for rows in where.values():
+        if len(rows) < 2:
+            continue
+        fit = [i for i in rows if best is not None and years[i] - i == best]
+        out += [i for i in rows if len(fit) != 1 or i not in fit]
+    return out
+
+
 def axis_periods(
     col_labels: list[str], row_labels: list[str], title: str, stub_head: str, unit_line: str = ""
 ) -> tuple[str, list[Period | None], Period | None]:
@@ -303,7 +334,16 @@ def axis_periods(
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
         return "col", cols, title_period
     if _share(rows) >= _PERIOD_SHARE:
-        return "row", _chronological(row_labels, carried, _since_year(carried, rows)), title_period
+        rows = _chronological(row_labels, carried, _since_year(carried, rows))
+        if (
+            not (title or "").strip()
+            and STOCK_WORDS.search(" ".join(col_labels))
+            and not STOCK_WORDS.search(context)
+        ):
+            # the title is lost and the heads (where OCR ran it) name a stock: the rows
+            # may be positions or flows, and a question must not name either
+            rows = [NOT_A_PERIOD if p is not None and p.kind in _FLOWS else p for p in rows]
+        return "row", rows, title_period
     if title_period is not None and not _dated(col_labels + row_labels):
         return "title", [], title_period
     return "", [], None
@@ -334,9 +374,12 @@ def cell_periods(
     the stub head holds words the archive does not confirm (``stub_doubt``: "mato
     caleadar year or month") or names a date of its own ("... of fiscal year 1936": a
     base the rows are counted from), that kind cannot be trusted: the rows name no period.
+    A doubtful stub head that names no period at all ("Ratios of in 39 =", a title OCR
+    ran into the stub) gives the rows no kind to distrust.
     """
     axis, periods, title_period = axis_periods(col_labels, row_labels, title, stub_head, unit_line)
-    if axis == "row" and (stub_doubt or re.search(r"\b(18|19|20)\d\d\b", stub_head or "")):
+    doubt = stub_doubt and bool(_PERIOD_HEAD.search(read_period_words(stub_head or "")))
+    if axis == "row" and (doubt or re.search(r"\b(18|19|20)\d\d\b", stub_head or "")):
         periods = [None if p is None else NOT_A_PERIOD for p in periods]
     out: dict[tuple[int, int], CellPeriod] = {}
     n_rows, n_cols = len(row_labels), len(col_labels)

@@ -58,6 +58,8 @@ _QUARTER_RANGE = re.compile(
 _QUARTER_WORD = re.compile(
     r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b|\bq([1-4])\b", re.IGNORECASE
 )
+# a year joined to a short word or one digit: a month row ("1939-Mar.") or its misreading
+_YEAR_AND_WORD = re.compile(r"\b(1[89]\d\d|20\d\d)\s*[-\u2013\u2014]\s*([A-Za-z]{1,6}|\d)\b")
 _DAY_DATE = re.compile(rf"\b({_MONTH_ALT})[a-z]*\.?\s+(\d{{1,2}}),?\s*(1[89]\d\d|20\d\d)\b", re.I)
 _ESTIMATE = re.compile(r"\bestimated?\b|\best\.|\bprojected\b|\bbudget estimate", re.IGNORECASE)
 _TO_DATE = re.compile(r"\bto\s+date\b|\byear[- ]to[- ]date\b|\bytd\b", re.IGNORECASE)
@@ -77,6 +79,7 @@ _STOCK = re.compile(
     r"|\bmonetary\s+stocks?\b|\bstocks?\s+of\s+(gold|silver|money|currency)\b",
     re.IGNORECASE,
 )
+STOCK_WORDS = _STOCK  # words that make a dated figure a position ("Monetary Stock")
 _QUARTER_BY_WORD = {
     "first": 1,
     "1st": 1,
@@ -172,9 +175,19 @@ _PRIOR = re.compile(r"\b(prior|previous|preceding|last)\b", re.IGNORECASE)
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})\b")
 
 
+# "1935 = 100", "1935-39 = 100", "1928 average of daily quotations = 100": the base of
+# an index, printed over its columns; the year names what the figures are counted from,
+# not the period they cover
+_INDEX_BASE = re.compile(
+    r"\b(1[89]\d\d|20\d\d)(\s*[-\u2013]\s*\d{2,4})?(\s+[A-Za-z][A-Za-z ]{0,40}?)?\s*=\s*100\b"
+)
+
+
 def clean_header(text: str) -> str:
-    """A header without column numbers "(3)" and preliminary / revised marks."""
-    return " ".join(_COLUMN_NUMBER.sub(" ", read_period_words(text or "")).split())
+    """A header without column numbers "(3)", preliminary / revised marks and an index
+    base ("1935 = 100")."""
+    text = _INDEX_BASE.sub(" ", read_period_words(text or ""))
+    return " ".join(_COLUMN_NUMBER.sub(" ", text).split())
 
 
 # The words that decide a period's kind; OCR of old pages misspells them by one letter
@@ -293,6 +306,9 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
     years = [int(y) for y in _YEAR.findall(text)]
     if not years:
         return None
+    glued = _YEAR_AND_WORD.search(text)
+    if glued and not _MONTH.match(glued.group(2)) and not _ESTIMATE.search(text):
+        return NOT_A_PERIOD  # "1938-Bov", "1939-Har", "1938-5": a month row OCR garbled
     if _NOT_PERIOD.search(text) or _YEAR_SPAN.search(text) and not _QUARTER_RANGE.search(text):
         return NOT_A_PERIOD
     both = f"{text} {context}"
@@ -517,26 +533,81 @@ def carry_years(labels: list[str]) -> list[str]:
     A label that names a month but no year takes the year of the month row above it
     that prints one ("1967-January", or "1953-Jenuery" whose month OCR garbled), while
     the run of month rows lasts; an annual row, an item or a blank-year month row ends
-    the run (a blank label or OCR debris does not). Other labels are returned unchanged.
+    the run. Other labels are returned unchanged.
+
+    A month run is also arithmetic: each row is the month after the row above. A month
+    row standing exactly where its month falls, counted from the last dated month row
+    (rows whose label OCR lost or garbled, "", "Fed", "3 Dee", counted as months), takes
+    the year its position implies, which may be the next year when the "1940-January"
+    row between was lost; a garbled row goes on counting but ends the plain carry. Lost
+    or garbled rows between two dated months as many rows apart as months are the
+    months between them.
     """
-    out, year = [], None
-    for label in labels:
+    out: list[str] = []
+    year: str | None = None  # the year a bare month row takes (plain carry)
+    last: tuple[int, int] | None = None  # (row, year * 12 + month - 1) of the last dated month
+    dated: dict[int, int] = {}
+    for i, label in enumerate(labels):
         label = split_glued_year(label or "")
+        text = label.strip()
         years = _YEAR.findall(label)
         if years:
+            month = _MONTH.search(label)
+            garbled = _YEAR_AND_WORD.search(label)
             # only a month row ("1983-Oct.") dates the months below it; an annual row
             # ("1984", "1984 (Est.)") does not, and a month row whose year OCR lost
-            # leaves the months below it undated rather than dated by the wrong year
-            month_row = _MONTH.search(label) or unread_month_row(label)
-            year = years[-1] if month_row else None
+            # leaves the months below it undated rather than dated by the wrong year;
+            # a month row whose month OCR garbled ("1939-Har", "1953-Jenuery") still
+            # prints its year
+            if month:
+                year = years[-1]
+                last = (i, int(year) * 12 + month_number(month.group(1)) - 1)
+                dated[i] = last[1]
+            elif garbled and not _MONTH.match(garbled.group(2)) or unread_month_row(label):
+                year, last = years[-1], None
+            else:
+                year, last = None, None
             out.append(label)
-        elif year and _MONTH.match((label or "").strip()):
-            out.append(f"{label.strip().rstrip('.')} {year}")
+        elif _MONTH.match(text):
+            m = month_number(_MONTH.match(text).group(1))
+            implied = last[1] + i - last[0] if last else None
+            if implied is not None and implied % 12 + 1 == m:
+                year = str(implied // 12)
+            if year:
+                out.append(f"{text.rstrip('.')} {year}")
+                last = (i, int(year) * 12 + m - 1)
+                dated[i] = last[1]
+            else:
+                out.append(label)
         else:
-            if (label or "").strip() and not debris_label(label):
-                year = None  # an item, a total or an undated month row ends the run
+            if text and not _garbled_stub(text):
+                last = None  # an item, a total or an undated month row ends the run
+            if text:
+                year = None  # ... and so does a garbled row, but for its position
             out.append(label)
+    rows = sorted(dated)
+    for i, j in zip(rows, rows[1:], strict=False):
+        between = [(labels[k] or "").strip() for k in range(i + 1, j)]
+        if dated[j] - dated[i] != j - i or not all(not t or _garbled_stub(t) for t in between):
+            continue
+        for k in range(i + 1, j):
+            month = dated[i] + k - i
+            out[k] = f"{_month_name(month % 12 + 1)} {month // 12}"
     return out
+
+
+_STUB_WORD = re.compile(r"total|\bnet\b|\bsum\b|\bavg|\bave\b|mean", re.IGNORECASE)
+
+
+def _garbled_stub(text: str) -> bool:
+    """A stub OCR garbled past reading ("Fed", "3 Dee", "M"): no year, no word longer
+    than a month's abbreviation, and no stub word such as "Net" or "Total"."""
+    return (
+        len(text) <= 8
+        and not _YEAR.search(text)
+        and all(len(w) <= 4 for w in re.findall(r"[A-Za-z]+", text))
+        and not _STUB_WORD.search(text)
+    )
 
 
 _YEAR_ONLY = re.compile(r"^\W*(1[89]\d\d|20\d\d)\W*\d?\W*$")

@@ -192,3 +192,31 @@ def test_keys_recomputed_from_true_values(drafts, frames):
 def _revision(key: tuple) -> int:
     statement, item, year, _, delta = REVISION
     return delta if key == (statement, item, year) else 0
+
+
+def test_a_signed_difference_line_is_never_a_share_of_a_total(frames):
+    """1948-05 Table 8 prints "Excess of receipts, or expenditures (-)" = -2.3 under
+    receipts 121.0 and expenditures 123.3; OCR lost the minus sign, receipts + 2.3 then
+    "added up" to expenditures, and the drafter asked what share of the expenditures
+    total the excess was. A balance line (excess, deficit, surplus, "(-)") is never a part."""
+    balance = "Excess of receipts, or expenditures (-)"
+    renamed = {
+        name: frame.with_columns(
+            pl.col(c).str.replace_all("Customs", balance, literal=True)
+            for c, t in frame.schema.items()
+            if t == pl.Utf8
+        )
+        for name, frame in frames.items()
+    }
+    drafts = draft_tasks(
+        renamed["anchored_cells"],
+        renamed["tables"],
+        renamed["documents"],
+        renamed["pages"],
+        table_cells=renamed["table_cells"],
+    )
+    shares = drafts.filter(pl.col("kind") == "share_of_total").to_dicts()
+    assert shares, "the other receipts lines still make share tasks"
+    assert any(balance in lbl for r in drafts.to_dicts() for _, lbl, _ in _reads(r))
+    for row in shares:
+        assert all(balance not in lbl for _, lbl, _ in _reads(row)), row["question"]

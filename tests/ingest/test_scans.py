@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.ingest.scans import (
     CLEAR_MIN_SCORE,
+    MAX_SCAN_RENDER_DPI,
     blur_score,
     build_pages,
     ingest_documents,
@@ -181,7 +182,8 @@ def test_real_bulletins_documents_and_pages(real_excerpts, store):
     assert sources.rows() == [("1939-01", ["ocr"]), ("2011-09", ["text_layer"])]
     scan = got.filter(pl.col("volume") == "1939-01")
     assert (scan["text_layer_chars"] > 0).all()  # the archive OCR layer that auto ignores
-    assert scan["dpi"].to_list() == [200.0, 200.0]  # 300 DPI scans, rendered at 200
+    # 300 DPI scans are rendered at their own density, never down to the build's 200
+    assert scan["dpi"].to_list() == [300.0, 300.0]
     assert set(got["quality"]) <= {"clear", "blurry"}
 
 
@@ -233,3 +235,23 @@ def test_a_document_that_renders_blank_is_quarantined(store, tmp_path):
     assert all("stripped_2003_06.pdf renders blank" in r for r in quarantine["reason"])
     intake = warehouse.read("intake", INTAKE_SCHEMA).filter(pl.col("stage") == "pages")
     assert intake.height == 4  # discovered pages = ingested 1 + quarantined 3
+
+
+def test_a_scan_denser_than_the_render_is_rendered_at_its_own_density(store, tmp_path):
+    """The 1953-09 bulletin is scanned at 501 DPI onto a page box smaller than the print,
+    so its print is 13 px tall at 300 DPI; rendering the scan's own pixels (up to
+    ``MAX_SCAN_RENDER_DPI``) is what tesseract needs. Scans at or near the render DPI,
+    coarser scans and vector pages keep the build's render DPI."""
+    warehouse, blobs = store
+    numbers = statement_numbers(8, rows=3)
+    densities = [500, 350, 310, 150]
+    image_pdf(tmp_path / "synth_bulletin_1953_09.pdf", [statement_page(numbers, dpi=d) for d in densities])
+    text_pdf(tmp_path / "synth_bulletin_1997_09.pdf", ["Receipts 1,234"])
+    ingest_documents([("t", tmp_path)], warehouse, blobs)
+    pages = build_pages(warehouse, blobs, render_dpi=300, workers=1)
+    docs = warehouse.read("documents").select("doc_id", "file_name")
+    pages = pages.join(docs, on="doc_id").sort("file_name", "page_no")
+    rendered = [round(w / 8.5) for w in pages["width_px"]]
+    assert rendered == [MAX_SCAN_RENDER_DPI, 350, 300, 300, 300]
+    assert [round(d) for d in pages["dpi"]] == [MAX_SCAN_RENDER_DPI, 350, 300, 150, 300]
+    assert pages["quality"].to_list()[:3] == ["clear"] * 3

@@ -255,7 +255,7 @@ def test_ocr_debris_in_a_month_run_does_not_end_it() -> None:
     """1984-06 p60: the "Apr." row came back as "¢"; "May" below it is still May 1983."""
     got = carry_years(["1983-Feb. r", "Mar. r", "\u00a2", "May \u00a2", "June r"])
     assert got[3:] == ["May \u00a2 1983", "June r 1983"]
-    assert got[2] == "\u00a2"
+    assert got[2] == "April 1983"  # the month its place between Mar. and May implies
     # an item label still ends the run
     assert carry_years(["1983-Feb.", "Total", "Mar."])[2] == "Mar."
 
@@ -276,7 +276,7 @@ def test_rows_of_an_unread_month_are_no_period_and_the_months_after_are_dated() 
     assert [p.kind for p in periods[:2]] == ["year", "year"]
     assert periods[5] == Period("as_of_date", date(1983, 5, 31), date(1983, 5, 31),
                                 "the end of May 1983")  # fmt: skip
-    assert periods[4] is None
+    assert periods[4].end == date(1983, 4, 30)  # "¢" stands where April falls
     assert periods[7] is NOT_A_PERIOD
     assert periods[8].kind == "as_of_date" and periods[8].end == date(1984, 2, 29)
 
@@ -464,3 +464,108 @@ def test_a_numeric_date_on_a_security_is_a_maturity_and_two_digit_years_take_the
     assert got.end == D(1949, 6, 20)
     assert parse_period("7/29/83").end == D(1983, 7, 29)
     assert parse_period("9/30/06").end == D(2006, 9, 30)
+
+
+def test_an_index_base_is_no_period() -> None:
+    """1939-12 p68 (Ratios of Index of Wholesale Prices): "1935 = 100" printed over the
+    value columns is the base of the index, not the period of its figures; the rows
+    ("1935", "1938-Sept.", "Oct.") carry the periods."""
+    from pipeline.tables.axes import cell_periods
+
+    assert parse_period("1935 = 100") is None
+    assert parse_period("1935-39 = 100 / Unweighted") is None
+    # 1941-01 p66 (Value of Selected Currencies in Terms of Gold)
+    assert parse_period("(1928 average of daily quotations = 100) / United Kingdom") is None
+    heads = ["1935 = 100 / Weighted by U. S. exports", "1935 = 100 / Weighted by U. S. imports"]
+    rows = ["1935", "1936", "1938-Sept", "Oct"]
+    got = cell_periods(heads, rows, "", "Ratios of in 39 =", "", stub_doubt=True)
+    assert [got[(r, 0)].period.key for r in range(4)] == [
+        ("year", "", "1935-12-31"),
+        ("year", "", "1936-12-31"),
+        ("month", "1938-09-01", "1938-09-30"),
+        ("month", "1938-10-01", "1938-10-31"),
+    ]
+    # a doubtful stub head that names the rows' kind still voids them
+    doubted = cell_periods(heads, rows, "", "mato caleadar year or month", "", stub_doubt=True)
+    assert doubted[(0, 0)].period is NOT_A_PERIOD
+
+
+def test_a_month_row_whose_month_ocr_garbled_names_no_period() -> None:
+    """1939-12 p63 ("1938-Bov.." for "1938-Nov."), 1940-05 p73 ("1939-Har" for
+    "1939-Mar."), 1948-05 p25 ("1948-Jamary"): a year joined to a word that is no month
+    is a month row whose month is lost, never the year itself (as_of the end of fiscal
+    year 1948 was read for "1948-Jamary")."""
+    for label in ("1938-Bov", "1939-Har", "1938-5", "1948-Jamary", "1984-JdJan. p"):
+        assert parse_period(label, "End of fiscal year or month") is NOT_A_PERIOD
+    assert parse_period("1939-Sept.").kind == "month"
+    assert parse_period("1984-Est.", "Fiscal years").kind == "estimate"
+
+
+def test_a_month_run_counts_rows_ocr_lost_or_garbled() -> None:
+    """1939-12 p63 (Gold Assets; "Fed" for "Feb." ended the run and left Mar.-Nov.
+    undated), 1941-01 p21 ("1940-January" read as "", so "February" took 1939 and was
+    rejected), 1939-12 p63 t2 ("3 Dee", "M" between months)."""
+    assert carry_years(["1939-Jan", "Fed", "Mar", "Apr"]) == [
+        "1939-Jan",
+        "February 1939",
+        "Mar 1939",
+        "Apr 1939",
+    ]
+    assert carry_years(["1939-December", "", "February", "March"]) == [
+        "1939-December",
+        "January 1940",
+        "February 1940",
+        "March 1940",
+    ]
+    # a month whose position does not fit is dated only by a plain carry, which a
+    # garbled row ends; a month row whose month is garbled still dates the rows below
+    assert carry_years(["1939-Apr", "M", "", "Sept", "Oct"])[3:] == ["Sept", "Oct"]
+    assert carry_years(["1939-Har", "Apr", "May"]) == ["1939-Har", "Apr 1939", "May 1939"]
+    # quarterly rows keep the plain carry; an item row ends the run
+    assert carry_years(["1939-Mar.", "June", "Sept."]) == ["1939-Mar.", "June 1939", "Sept 1939"]
+    assert carry_years(["1939-Jan", "Customs receipts", "Mar"])[2] == "Mar"
+    assert carry_years(["1939-Jan", "Total", "Mar"])[1:] == ["Total", "Mar"]
+
+
+def test_an_untitled_table_whose_heads_name_a_stock_has_no_flow_rows() -> None:
+    """1940-05 p73: two tables side by side ("Components of Silver Monetary Stock" and
+    "Silver ... Acquired by Mints") run into one block; the title went into the heads
+    and the stub head lost its "End of". Rows read as calendar years and months were
+    positions at their ends: without a title, flow or stock cannot be told."""
+    from pipeline.tables.axes import cell_periods
+
+    heads = ["Components of Silver Monetary Stock / Silver held in Treasury", "Total silver"]
+    rows = ["1938", "1939", "1939-Apr", "May"]
+    got = cell_periods(heads, rows, "", "calendar year or month")
+    assert all(got[(r, 0)].period is NOT_A_PERIOD for r in range(4))
+    titled = cell_periods(heads, rows, "Silver Production", "calendar year or month")
+    assert titled[(2, 0)].period.kind == "month"
+
+
+def test_a_year_read_twice_keeps_the_copy_on_the_run() -> None:
+    """1940-05 p73 (Silver Production): OCR read the first stub "1933" as "1935", above
+    the real "1935"; the copy off the one-year-a-row run is the misread."""
+    from pipeline.tables.axes import cell_periods
+
+    rows = ["1935", "", "1935", "1936", "1937", "1938"]
+    got = cell_periods(["United States", "Canada"], rows, "Silver Production", "Calendar year")
+    assert got[(0, 0)].period is NOT_A_PERIOD
+    assert got[(2, 0)].period.key == ("calendar_year", "1935-01-01", "1935-12-31")
+    assert got[(5, 0)].period.key == ("calendar_year", "1938-01-01", "1938-12-31")
+
+
+def test_lost_month_rows_between_two_dated_months_are_the_months_between() -> None:
+    """1939-12 p63 (Monetary Stocks of Gold and Silver): "Apr.", then "M" and three rows
+    whose labels OCR lost, then "Sept." five rows down: May to August."""
+    assert carry_years(["1939-Apr", "M", "", "", "", "Sept", "Oct"]) == [
+        "1939-Apr",
+        "May 1939",
+        "June 1939",
+        "July 1939",
+        "August 1939",
+        "Sept 1939",
+        "Oct 1939",
+    ]
+    # rows that do not fit one month a row, or an item between, are left alone
+    assert carry_years(["1939-Apr", "", "", "Sept"])[1:3] == ["", ""]
+    assert carry_years(["1939-Apr", "Customs", "June"])[1] == "Customs"
