@@ -226,6 +226,12 @@ def _leaf(label: str | None) -> str:
 
 def _ambiguity(r: dict, axis: str, shaky: set[str], twins: set[int], page: int) -> str:
     """Why a question naming this cell may be read as naming another one."""
+    if (axis == "row" or r.get("dimension")) and r.get("col_label_doubt"):
+        # the column's header path (its spanners) could not be read unambiguously, and
+        # a question names the column by it (periods in the rows, or several columns a
+        # period): it may name another column. Where the columns are periods the path
+        # only dates the cell, which the period reader checks on its own.
+        return f"column head {r['col_label']!r}: {r['col_label_doubt']}"
     if (axis == "row" or r.get("dimension")) and _leaf(r["col_label"]) in shaky:
         return f"column head {_leaf(r['col_label'])!r} repeats under several spanners"
     if any(abs(p - page) > 1 for p in twins):
@@ -271,10 +277,13 @@ def build_archive(
         "period_axis",
         "dimension",
         "label_doubt",
+        "col_label_doubt",
     ]
     cells = anchored_cells
     all_cells = table_cells if table_cells is not None else pl.DataFrame()
     if table_cells is not None:
+        if "col_label_doubt" not in table_cells.columns:  # a warehouse built before it
+            table_cells = table_cells.with_columns(col_label_doubt=pl.lit(""))
         cells = cells.join(
             table_cells.select("table_id", "row_idx", "col_idx", *semantic_cols),
             on=["table_id", "row_idx", "col_idx"],

@@ -12,6 +12,13 @@ printed on each row, then by label); fields are then compared one by one:
   unknown);
 - ``period``: per gold period slot (a value column, or a row where rows are periods), the
   built cell's period has the same kind, start and end;
+- ``column_header``: per gold column, the built column's header path (levels joined by
+  " / ", period words included) equals the gold ``header`` after the normalisation labels
+  get (case, spacing, footnote marks, column numbers, words broken at a hyphen);
+- ``column_header_safe``: per gold column, the path is right, or empty, or the build
+  marked it uncertain (``col_label_doubt``): no question names the column by a wrong path;
+- ``dimension``: per gold column, the built cell's dimension equals the gold one (both
+  empty counts as equal);
 - ``row_label`` (exact after normalising case and spacing), ``row_parent``, ``is_total``:
   per matched row.
 
@@ -29,7 +36,18 @@ from pathlib import Path
 import polars as pl
 from rapidfuzz import fuzz
 
-FIELDS = ("table", "title", "unit", "period", "row_label", "row_parent", "is_total")
+FIELDS = (
+    "table",
+    "title",
+    "unit",
+    "period",
+    "column_header",
+    "column_header_safe",
+    "dimension",
+    "row_label",
+    "row_parent",
+    "is_total",
+)
 
 
 def load_gold(path: str | Path) -> list[dict]:
@@ -51,6 +69,14 @@ def norm_label(text: str | None) -> str:
     text = (text or "").lower().replace("\u2014", "-").replace("\u2013", "-")
     text = re.sub(r"\s+", " ", text)
     return text.strip(" .,:;-*")
+
+
+def norm_header(path: str | None) -> str:
+    """A column header path compared level by level as labels are: footnote marks and
+    column numbers dropped, words broken at a hyphen joined, case and spacing ignored."""
+    from pipeline.tables.labels import clean_header_path
+
+    return " / ".join(norm_label(level) for level in clean_header_path(path or "").split(" / "))
 
 
 def _digits(text: str | None) -> str:
@@ -89,10 +115,10 @@ class GoldScores:
 
     def summary(self) -> str:
         lines = [f"  {f}: {self.accuracy(f):.3f} ({c[0]}/{c[1]})" for f, c in self.counts.items()]
-        lines.append("  per volume (title / unit / period / row_label):")
+        lines.append("  per volume (title / unit / period / column_header / row_label):")
         for volume, c in sorted(self.by_volume.items()):
             cols = []
-            for f in ("title", "unit", "period", "row_label"):
+            for f in ("title", "unit", "period", "column_header", "row_label"):
                 cols.append(f"{c[f][0]}/{c[f][1]}")
             lines.append(f"    {volume}: " + "  ".join(cols))
         return "\n".join(lines)
@@ -248,6 +274,7 @@ def _score_table(scores, volume, where, g, value_rows, best, pairs) -> None:
                     break
         got = _built_period(cell)
         scores.add(volume, "period", got == gp, f"{where} col {ci} {col['header']!r}", gp, got)
+    _score_columns(scores, volume, where, g, best, pairs, cols, row_ids)
     for gi, row in enumerate(value_rows):
         gp = _period_tuple(row.get("period"))
         if gp is None:
@@ -286,6 +313,39 @@ def _score_table(scores, volume, where, g, value_rows, best, pairs) -> None:
             f"{where} row {row['label']!r}",
             row.get("is_total"),
             is_total,
+        )
+
+
+def _score_columns(scores, volume, where, g, best, pairs, cols, row_ids) -> None:
+    labels = (best.get("col_labels") or []) if best else []
+    for ci, col in enumerate(g["columns"]):
+        j = cols.get(ci)
+        got = labels[j] if j is not None and j < len(labels) else None
+        ok = got is not None and norm_header(got) == norm_header(col["header"])
+        scores.add(volume, "column_header", ok, f"{where} col {ci}", col["header"], got)
+        cell = None
+        if j is not None:
+            for _gi, bi in sorted(pairs.items()):
+                cell = best["cells"].get((row_ids[bi], j))
+                if cell is not None:
+                    break
+        doubt = (cell or {}).get("col_label_doubt") or ""
+        scores.add(
+            volume,
+            "column_header_safe",
+            ok or bool(doubt) or not got,
+            f"{where} col {ci}",
+            col["header"],
+            got,
+        )
+        dim = (cell.get("dimension") or "") if cell else None
+        scores.add(
+            volume,
+            "dimension",
+            dim is not None and norm_header(dim) == norm_header(col.get("dimension")),
+            f"{where} col {ci} {col['header']!r}",
+            col.get("dimension"),
+            dim,
         )
 
 

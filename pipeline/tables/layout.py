@@ -19,7 +19,7 @@ import polars as pl
 from rapidfuzz import fuzz
 
 from pipeline.tables.axes import cell_periods
-from pipeline.tables.headers import Column, column_paths
+from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.labels import (
     clean_header_path,
     footnoted_month_rows,
@@ -360,11 +360,15 @@ def read_table(
         block.preamble, pitch, height, find_untitled=not panel
     )
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
-    col_labels = column_paths([_phrases(r.line, height) for r in header_lines], columns, height,
-                              pitch)  # fmt: skip
-    col_labels = [clean_header_path(c) for c in col_labels]
+    heads = column_heads([r.line for r in header_lines], columns, height, pitch)
+    col_labels = [clean_header_path(c) for c in heads.paths]
     if lexicon is not None:
         col_labels = [lexicon.correct(c)[0] for c in col_labels]
+    col_doubt = list(heads.doubt)
+    for c, label in enumerate(col_labels):
+        unconfirmed = lexicon.unknown(label) if lexicon is not None else []
+        if not col_doubt[c] and unconfirmed:
+            col_doubt[c] = f"words the archive does not confirm {unconfirmed}"
     stub_head = " ".join(
         c.text for r in header_lines for c in r.line.chunks if c.x1 < columns[0].x0 - 0.5 * height
     )
@@ -413,6 +417,7 @@ def read_table(
             record = _cell_record(table_id, doc_id, page_no, table_no, row_idx, col_idx,
                                   labels[row_idx], col_labels[col_idx], chunk)  # fmt: skip
             record["row_parent"] = parents[row_idx]
+            record["col_label_doubt"] = col_doubt[col_idx]
             record["row_label_read"] = read_labels[row_idx]
             record["label_doubt"] = (
                 lexicon.unknown(f"{labels[row_idx]} {col_labels[col_idx]}") if lexicon else []
@@ -453,22 +458,6 @@ def read_table(
         "quality": quality,
     }
     return table, cells
-
-
-def _phrases(line: Line, height: float) -> Line:
-    """A header line with the chunks of one printed phrase joined: a spanning head
-    "Fiscal year 1948" or a date "28, 1950" is read as a word phrase and a figure, but
-    only a word space apart (column heads stand a gutter apart)."""
-    chunks: list[Chunk] = []
-    for c in line.chunks:
-        prev = chunks[-1] if chunks else None
-        if prev is not None and c.x0 - prev.x1 < 0.8 * height:
-            chunks[-1] = Chunk(f"{prev.text} {c.text}", prev.x0, min(prev.y0, c.y0), c.x1,
-                               max(prev.y1, c.y1), min(prev.conf, c.conf),
-                               prev.n_words + c.n_words)  # fmt: skip
-        else:
-            chunks.append(c)
-    return Line(line.doc_id, line.page_no, line.line_idx, chunks)
 
 
 def _is_page_listing(block: TableBlock, columns: list[Column]) -> bool:

@@ -58,6 +58,14 @@ class Chunk:
     conf: float
     n_words: int
     number: ParsedNumber | None = None
+    # the word boxes a joined chunk was made of (empty for a single word): header
+    # phrases are regrouped from them, see pipeline.tables.headers
+    words: tuple[Chunk, ...] = ()
+
+    @property
+    def parts(self) -> tuple[Chunk, ...]:
+        """The single-word chunks this chunk was joined from (itself when one word)."""
+        return self.words or (self,)
 
     @property
     def is_number(self) -> bool:
@@ -183,6 +191,7 @@ def _merge(a: Chunk, b: Chunk, sep: str) -> Chunk:
         max(a.y1, b.y1),
         min(a.conf, b.conf),
         a.n_words + b.n_words,
+        words=a.parts + b.parts,
     )
 
 

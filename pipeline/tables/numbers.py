@@ -147,9 +147,15 @@ def _take_sign(s: str) -> tuple[bool, str]:
 
 
 def _fix_ocr_letters(s: str) -> str | None:
-    """O/o→0 and l/I→1, only in a token that is otherwise digits and separators."""
-    if not re.search(r"\d", s) or not re.fullmatch(r"[\d,. OolI]+", s):
+    """O/o→0 and l/I→1, only in a token that is otherwise digits and separators; h→4
+    next to a digit (the open-topped typewriter 4 of the 1940s-1950s bulletins, which
+    tesseract reads as "h": "h,287", "19h1", "3,h21")."""
+    if not re.search(r"\d", s) or not re.fullmatch(r"[\d,. OolIh]+", s):
         return None
+    if "h" in s:
+        if re.search(r"h(?![\d,.])(?<!\dh)", s) or len(re.findall(r"\d", s)) < 2:
+            return None  # an "h" with no digit beside it is a letter
+        s = s.replace("h", "4")
     return s.translate(str.maketrans({"O": "0", "o": "0", "l": "1", "I": "1"}))
 
 

@@ -40,6 +40,9 @@ TABLE_CELLS_SCHEMA = {
     "col_idx": pl.Int32,  # 0-based over value columns
     "row_label": pl.String,  # the row's label text (indentation dropped)
     "col_label": pl.String,  # header path, levels joined by " / "
+    # why the column's header path is uncertain (a spanner that may or may not stand
+    # over the column, see pipeline.tables.headers); "" when it is read unambiguously
+    "col_label_doubt": pl.String,
     "text": pl.String,  # the cell as read
     "is_number": pl.Boolean,
     "value": pl.Float64,  # parsed number (dash = 0); null when not a number

@@ -52,6 +52,11 @@ CASES = {
     "1,2O4": ("1204", False, False, "", False),
     "l,234": ("1234", False, False, "", False),
     "1O": ("10", False, False, "", False),
+    # the open-topped typewriter 4 read as "h" (1953-09 p29 "h,287", 1948-05 "6h2")
+    "h,287": ("4287", False, False, "", False),
+    "3,h21": ("3421", False, False, "", False),
+    "6h2": ("642", False, False, "", False),
+    "(1,0h8)": ("-1048", True, False, "", False),
     "~25,898": ("-25898", True, False, "", False),
     "$1,234": ("1234", False, False, "", False),
 }
@@ -63,6 +68,9 @@ NOT_NUMBERS = [
     "12/",
     "lO",
     "Ol",
+    "h",
+    "hh",
+    "h.5",
     "abc1",
     "1,23,456",
     "Fiscal",
