@@ -39,6 +39,7 @@ _STUB_HEAD = re.compile(
 _PERIOD_HEAD = re.compile(
     r"\b(years?|months?|fiscal|calendar|dates?|period|quarters?|weeks?|end|ended)\b", re.I
 )
+_DURING = re.compile(r"\bduring\b", re.IGNORECASE)  # a head that counts a flow over the period
 _FLOWS = frozenset({"month", "quarter", "calendar_year", "fiscal_year"})
 _PERIOD_SHARE = 0.5
 _DAY = timedelta(days=1)  # an axis is a period axis when at least half its labels are periods
@@ -343,6 +344,11 @@ def axis_periods(
             # the title is lost and the heads (where OCR ran it) name a stock: the rows
             # may be positions or flows, and a question must not name either
             rows = [NOT_A_PERIOD if p is not None and p.kind in _FLOWS else p for p in rows]
+        if _DURING.search(" ".join(col_labels)) and STOCK_WORDS.search(context):
+            # a "Position" title over heads of "Transactions ... during period" and
+            # "Holdings at end of period" (1967-08 p94): a row is a flow in some columns
+            # and a position in others, and one period cannot state both
+            rows = [NOT_A_PERIOD if p is not None and p.kind == "as_of_date" else p for p in rows]
         return "row", rows, title_period
     if title_period is not None and not _dated(col_labels + row_labels):
         return "title", [], title_period

@@ -569,3 +569,20 @@ def test_lost_month_rows_between_two_dated_months_are_the_months_between() -> No
     # rows that do not fit one month a row, or an item between, are left alone
     assert carry_years(["1939-Apr", "", "", "Sept"])[1:3] == ["", ""]
     assert carry_years(["1939-Apr", "Customs", "June"])[1] == "Customs"
+
+
+def test_rows_of_a_position_table_with_flow_columns_state_no_month_end() -> None:
+    """1967-08 p94 Table 5, "U.S. Position in the International Monetary Fund": heads of
+    "Transactions affecting IMF holdings of dollars during period" beside "IMF holdings of
+    dollars at end of period". "1966-July" is a flow in the first columns and a position
+    in the last; no one period states both."""
+    from pipeline.tables.axes import axis_periods
+
+    cols = ["Transactions during period / Drawings", "IMF holdings at end of period / Amount"]
+    labels = ["1965", "1966", "1966-July", "August", "September"]
+    _, periods, _ = axis_periods(cols, labels, "U.S. Position in the International Monetary Fund",
+                                 "Period")  # fmt: skip
+    assert all(p is NOT_A_PERIOD for p in periods[2:])
+    # without a flow head the month rows are month-end positions
+    _, periods, _ = axis_periods(cols[1:], labels, "U.S. Position in the IMF", "Period")
+    assert {p.kind for p in periods[2:]} == {"as_of_date"}
