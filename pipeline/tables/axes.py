@@ -247,6 +247,26 @@ def _title_day_years(title: str, col_labels: list[str]) -> list[str]:
     return out
 
 
+def _lost_subperiods(col_labels: list[str], cols: list[Period | None]) -> list[Period | None]:
+    """Three or more columns that print the same year and nothing more (a stray letter or
+    two): the months under a "1939" spanner whose month words OCR lost (1940-05 p29,
+    "1939", "1939 ties", "1939" ... for Mar. ... Dec.). No column names the whole year."""
+    same: dict[str, list[int]] = {}
+    for c, (label, p) in enumerate(zip(col_labels, cols, strict=True)):
+        m = re.fullmatch(r"\W*((?:18|19|20)\d\d)\b(.*)", label or "")
+        if not m or p is None or p is NOT_A_PERIOD:
+            continue
+        if re.search(r"[A-Za-z]{5,}|\d|/", m.group(2)) or MONTH_WORD.search(m.group(2)):
+            continue
+        same.setdefault(m.group(1), []).append(c)
+    out = list(cols)
+    for where in same.values():
+        if len(where) >= 3:
+            for c in where:
+                out[c] = NOT_A_PERIOD
+    return out
+
+
 def _bare_year_head(label: str) -> str | None:
     """The year of a column head that prints one year and at most the words of a
     "Calendar year" / "Fiscal years" spanner; else None."""
@@ -326,7 +346,7 @@ def axis_periods(
     if title_period is NOT_A_PERIOD:
         title_period = None
     dated_heads = _title_day_years(title, _spread_kind(col_labels))
-    cols = [parse_period(c, context, title_period) for c in dated_heads]
+    cols = _lost_subperiods(col_labels, [parse_period(c, context, title_period) for c in dated_heads])
     carried = carry_years(_month_row_years(row_labels))
     rows = [
         NOT_A_PERIOD if unread_month_row(r) else parse_period(r, context, title_period)

@@ -586,3 +586,19 @@ def test_rows_of_a_position_table_with_flow_columns_state_no_month_end() -> None
     # without a flow head the month rows are month-end positions
     _, periods, _ = axis_periods(cols[1:], labels, "U.S. Position in the IMF", "Period")
     assert {p.kind for p in periods[2:]} == {"as_of_date"}
+
+
+def test_columns_repeating_one_bare_year_are_months_whose_names_were_lost() -> None:
+    """1940-05 p29 (Computed Duties Collected, by Countries) prints "Calendar year" over
+    1938 and 1939, then "1939" over Mar. ... Dec.; OCR lost the month words, leaving ten
+    columns "1939", "1939 ties", ... None of them is calendar year 1939."""
+    from pipeline.tables.axes import axis_periods
+
+    cols = ["Calendar year 1938", "Calendar year", "1939", "1939 ties", "1939", "1939 tov"]
+    _, periods, _ = axis_periods(cols, ["Belgium", "France"], "Computed Duties Collected",
+                                 "Country")  # fmt: skip
+    assert all(p is NOT_A_PERIOD for p in periods[2:])
+    # a year over several months, or a year repeated under item spanners, is not touched
+    cols = ["2010 / Mar. r", "2010 / June r", "2010 / Sept. r", "2010 / Dec."]
+    _, periods, _ = axis_periods(cols, ["China"], "Purchases", "Country")
+    assert {p.kind for p in periods} == {"month"}
