@@ -21,13 +21,10 @@ from pipeline.tables.periods import (
     NOT_A_PERIOD,
     STOCK_WORDS,
     Period,
-    carry_years,
-    debris_label,
-    one_digit_off,
     parse_period,
     read_period_words,
-    unread_month_row,
 )
+from pipeline.tables.stubs import carry_years, debris_label, one_digit_off, unread_month_row
 
 # "End of calendar year or month", "Fiscal year or month", "Report date": what the rows
 # are, printed over the first value column (its levels may come back in either order)
@@ -346,7 +343,8 @@ def axis_periods(
     if title_period is NOT_A_PERIOD:
         title_period = None
     dated_heads = _title_day_years(title, _spread_kind(col_labels))
-    cols = _lost_subperiods(col_labels, [parse_period(c, context, title_period) for c in dated_heads])
+    cols = [parse_period(c, context, title_period) for c in dated_heads]
+    cols = _lost_subperiods(col_labels, cols)
     carried = carry_years(_month_row_years(row_labels))
     rows = [
         NOT_A_PERIOD if unread_month_row(r) else parse_period(r, context, title_period)

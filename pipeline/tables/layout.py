@@ -30,9 +30,10 @@ from pipeline.tables.labels import (
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
-from pipeline.tables.periods import MONTH_NAME, repair_year_run
+from pipeline.tables.periods import MONTH_NAME
 from pipeline.tables.preamble import read_preamble
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+from pipeline.tables.stubs import repair_year_run
 from pipeline.tables.titles import split_title
 from pipeline.tables.units import is_unit_line, table_unit
 
@@ -246,6 +247,7 @@ def _month_span_head(values: list[Chunk]) -> bool:
     """Years and month spans, "2008 2009 2010 Jan. - June Apr. - June" (2011-09 p85): a
     head line, though its dashes read as figures. Every chunk is a year, a month word,
     or a dash between two month words, and there is at least one such span."""
+
     def month(c: Chunk) -> bool:
         return not c.is_number and len(c.text) <= 10 and bool(MONTH_NAME.match(c.text.strip()))
 
