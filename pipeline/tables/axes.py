@@ -21,10 +21,10 @@ from pipeline.tables.periods import (
     NOT_A_PERIOD,
     STOCK_WORDS,
     Period,
-    carry_years,
     parse_period,
     read_period_words,
 )
+from pipeline.tables.stubs import carry_years, debris_label, one_digit_off, unread_month_row
 
 # "End of calendar year or month", "Fiscal year or month", "Report date": what the rows
 # are, printed over the first value column (its levels may come back in either order)
@@ -36,6 +36,7 @@ _STUB_HEAD = re.compile(
 _PERIOD_HEAD = re.compile(
     r"\b(years?|months?|fiscal|calendar|dates?|period|quarters?|weeks?|end|ended)\b", re.I
 )
+_DURING = re.compile(r"\bduring\b", re.IGNORECASE)  # a head that counts a flow over the period
 _FLOWS = frozenset({"month", "quarter", "calendar_year", "fiscal_year"})
 _PERIOD_SHARE = 0.5
 _DAY = timedelta(days=1)  # an axis is a period axis when at least half its labels are periods
@@ -92,6 +93,44 @@ def _direction(values: list[int | None]) -> int:
     return 1 if ups >= downs else -1
 
 
+def _strays(years: list[int | None], limit: int) -> list[int]:
+    """Annual rows further than ``limit`` years from every annual row near them, two
+    on either side ("1987" above "1948", "1949", ...: a misread "1947"). Such a row must
+    not anchor the order check, or every good row after it would be judged against it;
+    a good row next to a stray ("1934" over "1993", "1936") has another neighbour."""
+    known = [i for i, y in enumerate(years) if y is not None]
+    out = []
+    for k, i in enumerate(known):
+        near = [years[j] for j in known[max(0, k - 2) : k + 3] if j != i]
+        if near and all(abs(years[i] - y) > limit for y in near):
+            out.append(i)
+    return out
+
+
+_KIND_WORD = re.compile(r"\b(fiscal|calendar)\b", re.IGNORECASE)
+
+
+def _since_year(labels: list[str], periods: list[Period | None]) -> list[Period | None]:
+    """ "1957 to date" under annual rows 1957, 1958, ..., 1967 is the total since 1957
+    (cumulative), not fiscal year 1957 to date: a year-to-date row whose year the stub
+    also prints as a whole year, or a later one, names no period it can state."""
+    annual = [
+        p.end for p in periods
+        if p is not None and p.kind in ("fiscal_year", "calendar_year", "year") and p.end
+    ]  # fmt: skip
+    out = list(periods)
+    for i, p in enumerate(periods):
+        if (
+            p is not None
+            and p.kind == "year_to_date"
+            and p.start is not None
+            and not _KIND_WORD.search(labels[i] or "")
+            and any(end > p.start for end in annual)
+        ):
+            out[i] = NOT_A_PERIOD
+    return out
+
+
 def _chronological(
     labels: list[str], carried: list[str], periods: list[Period | None]
 ) -> list[Period | None]:
@@ -101,7 +140,8 @@ def _chronological(
     neighbouring rows go is the table's. A month row that turns back against it, or
     stands more than a year from the last good month, took a year OCR misread (a
     "February" carried from the year above a lost "1940-January"); so does an annual row
-    more than ten years from the last good one ("1909" after "1938"), and a month row
+    more than ten years from the last good one ("1909" after "1938") or from both its
+    annual neighbours ("1987" over "1948" for "1947"), and a month row
     outside the table's annual years ("1947-Jan." for "1967-Jan." under 1966-1968). A bare
     year row right above a bare month row ("1947" over "August") is a month row whose
     month OCR lost ("1947-July"). None of these names a period.
@@ -114,11 +154,15 @@ def _chronological(
     for series, limit in ((months, 13), (years, 10)):
         way = _direction(series)
         last = None
+        for i in _strays(years, limit) if series is years else []:
+            out[i] = NOT_A_PERIOD
         for i, v in enumerate(series):
+            if out[i] is NOT_A_PERIOD:
+                continue
             if v is None:
-                if series is months and (labels[i] or "").strip():
+                if series is months and (labels[i] or "").strip() and not debris_label(labels[i]):
                     last = None  # an annual row, a heading or an item ends a month run;
-                continue  # a row whose label OCR lost ("" for "1940-January") does not
+                continue  # a row whose label OCR lost ("" or "¢" for "Apr.") does not
             if last is not None and not 0 < way * (v - last) <= limit:
                 out[i] = NOT_A_PERIOD
                 continue
@@ -132,6 +176,127 @@ def _chronological(
     for i in range(len(labels) - 1):
         if _BARE_YEAR.match(labels[i] or "") and _BARE_MONTH.match(labels[i + 1] or ""):
             out[i] = NOT_A_PERIOD
+    return out
+
+
+_KIND_OF_YEAR = re.compile(r"\b(calendar|fiscal)\b", re.IGNORECASE)
+_KIND_FRAGMENT = re.compile(r"\b(calendar|fiscal|years?)\b|/", re.IGNORECASE)
+
+
+def _spread_kind(col_labels: list[str]) -> list[str]:
+    """A "Calendar year" spanner over a run of year columns, given to every one of them.
+
+    The head words of a spanner land on the columns they overlap: "Calendar year" centred
+    over 2006 ... 2009 comes back on "2007" alone (2011-09 CM-III-2), or split, "Calendar"
+    on 1979 and "year" on 1980 (1984-06 CM-IV-1). Columns that print a bare year (with
+    nothing but such fragments) next to one that names the kind, up to the first column
+    that prints more ("2010 / Mar."), are of that kind; a bare year between two runs of
+    different kinds is left as it is.
+    """
+    years = [_bare_year_head(c) for c in col_labels]
+    kinds = [
+        (m.group(1).lower() if (m := _KIND_OF_YEAR.search(c or "")) and y else None)
+        for c, y in zip(col_labels, years, strict=True)
+    ]
+    out = list(col_labels)
+    for i, year in enumerate(years):
+        if year is None or kinds[i] is not None:
+            continue
+        found = set()
+        for step in (-1, 1):
+            j = i + step
+            while 0 <= j < len(years) and years[j] is not None:
+                if kinds[j] is not None:
+                    found.add(kinds[j])
+                    break
+                j += step
+        if len(found) == 1:
+            out[i] = f"{found.pop().capitalize()} year / {year}"
+    return out
+
+
+# "as of Sept. 30, 1983 and 1982": one day of the year, printed for several years
+_DAY_OF_YEARS = re.compile(
+    r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\s+(\d{1,2}),?\s*"
+    r"((?:(?:18|19|20)\d\d\s*(?:,|and|&)?\s*){2,})",
+    re.IGNORECASE,
+)
+
+
+def _title_day_years(title: str, col_labels: list[str]) -> list[str]:
+    """Year columns under a title that names one day in each of them: "Accounts
+    Receivable ... as of Sept. 30, 1983 and 1982" over "1983", "1982" (1984-06 p88)
+    dates each column on Sept. 30 of its year. A year the title does not name, or a
+    head that prints more than a year, is left as it is."""
+    m = _DAY_OF_YEARS.search(title or "")
+    if not m:
+        return col_labels
+    years = set(re.findall(r"(?:18|19|20)\d\d", m.group(3)))
+    out = []
+    for label in col_labels:
+        levels = (label or "").split(" / ")
+        year = re.sub(r"\W", "", levels[-1])
+        if _BARE_YEAR.match(levels[-1]) and year in years:
+            levels[-1] = f"{m.group(1)}. {m.group(2)}, {year}"
+            out.append(" / ".join(levels))
+        else:
+            out.append(label)
+    return out
+
+
+def _lost_subperiods(col_labels: list[str], cols: list[Period | None]) -> list[Period | None]:
+    """Three or more columns that print the same year and nothing more (a stray letter or
+    two): the months under a "1939" spanner whose month words OCR lost (1940-05 p29,
+    "1939", "1939 ties", "1939" ... for Mar. ... Dec.). No column names the whole year."""
+    same: dict[str, list[int]] = {}
+    for c, (label, p) in enumerate(zip(col_labels, cols, strict=True)):
+        m = re.fullmatch(r"\W*((?:18|19|20)\d\d)\b(.*)", label or "")
+        if not m or p is None or p is NOT_A_PERIOD:
+            continue
+        if re.search(r"[A-Za-z]{5,}|\d|/", m.group(2)) or MONTH_WORD.search(m.group(2)):
+            continue
+        same.setdefault(m.group(1), []).append(c)
+    out = list(cols)
+    for where in same.values():
+        if len(where) >= 3:
+            for c in where:
+                out[c] = NOT_A_PERIOD
+    return out
+
+
+def _bare_year_head(label: str) -> str | None:
+    """The year of a column head that prints one year and at most the words of a
+    "Calendar year" / "Fiscal years" spanner; else None."""
+    rest = _KIND_FRAGMENT.sub(" ", label or "").strip()
+    return rest if _BARE_YEAR.match(rest) else None
+
+
+_YEAR_MONTH_ROW = re.compile(r"^(\W*)((?:18|19|20)\d\d)(\s*[-\u2013\u2014~]\s*[A-Za-z].*)$")
+_ANNUAL_ROW = re.compile(r"^\W*((?:18|19|20)\d\d)(?!\d)(?!\s*[-\u2013\u2014~]\s*[A-Za-z])")
+
+
+def _month_row_years(labels: list[str]) -> list[str]:
+    """A month row's year OCR misread by one digit, read from the table's annual rows.
+
+    Month rows fall within the years the stub's annual rows span (the months of the
+    last year or two, 1967-08 p24: 1966, "1967p", "1968 (Est.)", then "1966-July" ...
+    "1967-Jan."). A "1947-Jan." more than ten years from that span is "1967-Jan." when
+    exactly one year of the span is one digit from 1947; with none or several, or a year
+    near the span (a side panel's "1942-Jan." beside annual rows 1933-1938, 1948-05
+    p47), the row is left as read (and the order check finds it no period).
+    """
+    annual = [int(m.group(1)) for label in labels if (m := _ANNUAL_ROW.match(label or ""))]
+    if len(annual) < 2:
+        return labels
+    span = range(min(annual) - 1, max(annual) + 2)
+    out = list(labels)
+    for i, label in enumerate(labels):
+        m = _YEAR_MONTH_ROW.match(label or "")
+        if not m or min(abs(int(m.group(2)) - y) for y in span) <= 10:
+            continue  # a month near the annual years may be the table's (a side panel)
+        near = [y for y in span if one_digit_off(int(m.group(2)), y)]
+        if len(near) == 1:
+            out[i] = f"{m.group(1)}{near[0]}{m.group(3)}"
     return out
 
 
@@ -177,13 +342,18 @@ def axis_periods(
     title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:
         title_period = None
-    cols = [parse_period(c, context, title_period) for c in col_labels]
-    carried = carry_years(row_labels)
-    rows = [parse_period(r, context, title_period) for r in carried]
+    dated_heads = _title_day_years(title, _spread_kind(col_labels))
+    cols = [parse_period(c, context, title_period) for c in dated_heads]
+    cols = _lost_subperiods(col_labels, cols)
+    carried = carry_years(_month_row_years(row_labels))
+    rows = [
+        NOT_A_PERIOD if unread_month_row(r) else parse_period(r, context, title_period)
+        for r in carried
+    ]
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
         return "col", cols, title_period
     if _share(rows) >= _PERIOD_SHARE:
-        rows = _chronological(row_labels, carried, rows)
+        rows = _chronological(row_labels, carried, _since_year(carried, rows))
         if (
             not (title or "").strip()
             and STOCK_WORDS.search(" ".join(col_labels))
@@ -192,6 +362,11 @@ def axis_periods(
             # the title is lost and the heads (where OCR ran it) name a stock: the rows
             # may be positions or flows, and a question must not name either
             rows = [NOT_A_PERIOD if p is not None and p.kind in _FLOWS else p for p in rows]
+        if _DURING.search(" ".join(col_labels)) and STOCK_WORDS.search(context):
+            # a "Position" title over heads of "Transactions ... during period" and
+            # "Holdings at end of period" (1967-08 p94): a row is a flow in some columns
+            # and a position in others, and one period cannot state both
+            rows = [NOT_A_PERIOD if p is not None and p.kind == "as_of_date" else p for p in rows]
         return "row", rows, title_period
     if title_period is not None and not _dated(col_labels + row_labels):
         return "title", [], title_period

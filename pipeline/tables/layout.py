@@ -28,10 +28,11 @@ from pipeline.tables.labels import (
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
-from pipeline.tables.periods import repair_year_run
+from pipeline.tables.periods import MONTH_NAME
 from pipeline.tables.preamble import read_preamble
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub import read_stub
+from pipeline.tables.stubs import repair_year_run
 from pipeline.tables.titles import split_title
 from pipeline.tables.units import is_unit_line, table_unit
 
@@ -222,7 +223,7 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     figures = [c for c in values if c.is_number]
     if len(figures) >= 2 and _header_figures(figures, height):
         return RowLine(line, "header")
-    if figures and _head_words_and_figures(values):
+    if figures and (_head_words_and_figures(values) or _month_span_head(values)):
         return RowLine(line, "header")
     prose = any(len(c.text.split()) >= 3 for c in values if not c.is_number)
     # a head line whose only "figure" is a dash OCR made of a rule, among words spread
@@ -245,6 +246,26 @@ def _head_words_and_figures(values: list[Chunk]) -> bool:
     ]
     figures = [c for c in values if c.is_number]
     return bool(words) and all(_HEAD_FIGURE.match(c.text.strip()) for c in figures)
+
+
+def _month_span_head(values: list[Chunk]) -> bool:
+    """Years and month spans, "2008 2009 2010 Jan. - June Apr. - June" (2011-09 p85): a
+    head line, though its dashes read as figures. Every chunk is a year, a month word,
+    or a dash between two month words, and there is at least one such span."""
+
+    def month(c: Chunk) -> bool:
+        return not c.is_number and len(c.text) <= 10 and bool(MONTH_NAME.match(c.text.strip()))
+
+    spans = 0
+    for i, c in enumerate(values):
+        if c.is_number and _YEAR_LIKE.match(c.text.strip()) or month(c):
+            continue
+        around = values[i - 1 : i] + values[i + 1 : i + 2]
+        if not (re.fullmatch(r"[-\u2013\u2014]", c.text.strip()) and len(around) == 2
+                and all(month(a) for a in around)):  # fmt: skip
+            return False
+        spans += 1
+    return spans > 0 and any(c.is_number and _YEAR_LIKE.match(c.text.strip()) for c in values)
 
 
 def _header_figures(figures: list[Chunk], height: float) -> bool:

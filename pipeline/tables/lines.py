@@ -25,6 +25,13 @@ _UNIT_WORD = re.compile(r"^\(?(thousands?|millions?|billions?|dollars?)[),;.]?$"
 # ... and so is an estimate mark: "1968 (Est.)" read as "1968" would state an estimate as
 # the year's actual figure (1967-08 p22 "(Est." came back at confidence 0.9 and 21)
 _ESTIMATE_MARK = re.compile(r"^\(?(est|estimated?|estimates?)\.?\)?[.,]*$", re.IGNORECASE)
+# ... and so is any short word in parentheses after a figure, whatever OCR made of it:
+# "1954 (Ret." at confidence 3.8 is "1954 (Est.)"; dropped, the row read as an actual year
+_QUALIFIER_MARK = re.compile(r"^\([A-Za-z]{2,4}\.?\)?[.,]*$")
+# ... and so is the word that says which year a stub counts: "End of calendar year or
+# month" came back with "calendar" at confidence 0 (1984-06 p60); without it the year
+# rows are of unknown kind
+_KIND_WORD = re.compile(r"^(fiscal|calendar)[.,:]?$", re.IGNORECASE)
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
 _SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
@@ -155,6 +162,8 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
                 or _DASHES.match(text)
                 or _UNIT_WORD.match(text)
                 or _ESTIMATE_MARK.match(text)
+                or _QUALIFIER_MARK.match(text)
+                or _KIND_WORD.match(text)
             )
         ]
         if tokens:

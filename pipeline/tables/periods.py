@@ -20,7 +20,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from functools import cached_property
 
 from rapidfuzz.distance import Levenshtein
@@ -47,6 +47,9 @@ MONTHS = (
 _MONTH_ALT = r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 _MONTH = re.compile(rf"\b({_MONTH_ALT})[a-z]*\.?", re.IGNORECASE)
 MONTH_WORD = _MONTH  # a month named anywhere in a label ("1939-Apr.", "February 1940")
+_MONTH_NAME = re.compile(r"\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?"
+                         r"|sept?(ember)?|oct(ober)?|nov(ember)?|dec(ember)?)\b", re.I)  # fmt: skip
+MONTH_NAME = _MONTH_NAME  # a month word itself ("Jan.", "June"), not "Marketable"
 _YEAR = re.compile(r"(?<![\d/.])(1[89]\d\d|20\d\d)(?![\d%])")
 _YEAR_SPAN = re.compile(r"\b(1[89]\d\d|20\d\d)\s*[-\u2013\u2014]\s*(\d{2}|\d{4})\b")
 _QUARTER_RANGE = re.compile(
@@ -252,7 +255,8 @@ def parse_period(header: str, context: str = "", reference: Period | None = None
         # a span printed over two head lines ("Jan. through" / "June", "Oct. 1, 1983 -" /
         # "Dec. 31, 1983") is one period: read the levels together, from the first that
         # names a date (an item spanner above, "Corporate bonds", is the dimension)
-        dated = [i for i, p in enumerate(levels) if _YEAR.search(p) or _MONTH.search(p)]
+        # ("Marketable Treasury bonds" names no month: a month word, not "Mar" + letters)
+        dated = [i for i, p in enumerate(levels) if _YEAR.search(p) or _MONTH_NAME.search(p)]
         first = dated[0] if dated else 0
         items = " ".join(levels[:first])
         return _parse_level(" ".join(levels[first:]), f"{items} {context}", reference)
@@ -290,8 +294,12 @@ def _reference_to_date(text: str, context: str, reference: Period) -> Period:
 def _parse_level(text: str, context: str, reference: Period | None) -> Period | None:
     numeric = _NUMERIC_DATE.search(text)
     if numeric and not _YEAR.search(text.replace(numeric.group(0), "")):
+        if _NOT_PERIOD.search(text):
+            return NOT_A_PERIOD  # "2-1/2% Bond - 6/15/64-69": a maturity, no date of the table
         m, d, y = (int(g) for g in numeric.groups())
-        y = y + (1900 if y >= 50 else 2000) if y < 100 else y
+        if y < 100:  # "6/20/49": the century of the years printed around it, if any
+            near = [int(v) for v in _YEAR.findall(context)] or [1900 + y if y >= 50 else 2000 + y]
+            y = min((1900 + y, 2000 + y), key=lambda v: min(abs(v - n) for n in near))
         if 1 <= m <= 12 and 1 <= d <= 31:
             day = date(y, m, min(d, calendar.monthrange(y, m)[1]))
             return Period("as_of_date", day, day, _day_text(day))
@@ -309,7 +317,7 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         return _cumulative(text, year)
     days = list(_DAY_DATE.finditer(text))
     if len(days) >= 2:
-        return _between_dates(days[0], days[-1])
+        return _between_dates(days[0], days[-1], text[days[0].end() : days[-1].start()])
     day = days[0] if days else None
     if day:
         d = _day(day)
@@ -329,8 +337,11 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
     quarter = _quarter(text, year)
     if quarter is not None:
         return quarter
-    if not _ESTIMATE.search(text) and re.search(r"\(\s*[A-Za-z]{2,6}\.?\s*\)", text):
-        # "1968 (Zet.)": a year qualified by a word OCR garbled (an estimate? preliminary?)
+    if _THROUGH.search(text):
+        return NOT_A_PERIOD  # "Feb.-May 1940": a span of months, never its first month
+    if not _ESTIMATE.search(text) and re.search(r"\(\s*[A-Za-z]{2,6}\.?\s*(\)|$)", text):
+        # "1968 (Zet.)", "1954 (Ret.": a year qualified by a word OCR garbled (an estimate?
+        # preliminary?)
         return NOT_A_PERIOD
     if _ESTIMATE.search(text):
         fiscal = not _CALENDAR.search(both)
@@ -366,9 +377,10 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
 
 
 def _span(text: str, year: int, both: str) -> Period | None:
-    """ "Jan. through Sept. 2006": a quarter, a calendar or fiscal year to date."""
+    """ "Jan. through Sept. 2006", "2011 Jan. - June": a quarter, a calendar or fiscal
+    year to date."""
     m = _THROUGH.search(text)
-    if not m or not re.search(r"through|thru|\bto\b", m.group(0), re.IGNORECASE):
+    if not m:
         return None
     m0, m1 = month_number(m.group(1)), month_number(m.group(2))
     y0 = year - 1 if m0 > m1 else year
@@ -383,10 +395,15 @@ def _span(text: str, year: int, both: str) -> Period | None:
     return None
 
 
-def _between_dates(first: re.Match, last: re.Match) -> Period:
-    """ "Apr. 1, 2016, through June 30, 2016": a quarter when it is one; any other span
-    between two dates is no period a question can name in one of the kinds."""
+def _between_dates(first: re.Match, last: re.Match, between: str = "") -> Period:
+    """ "Apr. 1, 2016, through June 30, 2016": a quarter when it is one; so is the change
+    between two month-end balances, "Mar. 31, 2022, through June 30, 2022" (2022-09
+    ESF-1: the April-June quarter). Any other span between two dates is no period a
+    question can name in one of the kinds."""
     start, end = _day(first), _day(last)
+    spans = re.search(r"\b(through|thru|to)\b|[-\u2013\u2014]", between, re.IGNORECASE)
+    if spans and start is not None and start == month_end(start.year, start.month):
+        start = start + timedelta(days=1)  # from the close of March: from April 1
     if start is None or end is None or start.day != 1 or end != month_end(end.year, end.month):
         return NOT_A_PERIOD
     months = (end.year - start.year) * 12 + end.month - start.month + 1
@@ -483,122 +500,3 @@ def _quarter(text: str, year: int) -> Period | None:
             "quarter", start, end, f"the {_month_name(m0)}–{_month_name(m0 + 2)} {year} quarter"
         )
     return None
-
-
-def carry_years(labels: list[str]) -> list[str]:
-    """Month rows under a year row: "1966", "1967-January", "February" -> "February 1967".
-
-    A label that names a month but no year takes the year of the month row above it
-    that prints one ("1967-January"), while the run of month rows lasts; an annual row,
-    an item or a blank-year month row ends the run. Other labels are returned unchanged.
-
-    A month run is also arithmetic: each row is the month after the row above. A month
-    row standing exactly where its month falls, counted from the last dated month row
-    (rows whose label OCR lost or garbled, "", "Fed", "3 Dee", counted as months), takes
-    the year its position implies, which may be the next year when the "1940-January"
-    row between was lost; a garbled row goes on counting but ends the plain carry. Lost
-    or garbled rows between two dated months as many rows apart as months are the
-    months between them.
-    """
-    out: list[str] = []
-    year: str | None = None  # the year a bare month row takes (plain carry)
-    last: tuple[int, int] | None = None  # (row, year * 12 + month - 1) of the last dated month
-    dated: dict[int, int] = {}
-    for i, label in enumerate(labels):
-        label = split_glued_year(label or "")
-        text = label.strip()
-        years = _YEAR.findall(label)
-        if years:
-            month = _MONTH.search(label)
-            garbled = _YEAR_AND_WORD.search(label)
-            # only a month row ("1983-Oct.") dates the months below it; an annual row
-            # ("1984", "1984 (Est.)") does not, and a month row whose year OCR lost
-            # leaves the months below it undated rather than dated by the wrong year;
-            # a month row whose month OCR garbled ("1939-Har") still prints its year
-            if month:
-                year = years[-1]
-                last = (i, int(year) * 12 + month_number(month.group(1)) - 1)
-                dated[i] = last[1]
-            elif garbled and not _MONTH.match(garbled.group(2)):
-                year, last = years[-1], None
-            else:
-                year, last = None, None
-            out.append(label)
-        elif _MONTH.match(text):
-            m = month_number(_MONTH.match(text).group(1))
-            implied = last[1] + i - last[0] if last else None
-            if implied is not None and implied % 12 + 1 == m:
-                year = str(implied // 12)
-            if year:
-                out.append(f"{text.rstrip('.')} {year}")
-                last = (i, int(year) * 12 + m - 1)
-                dated[i] = last[1]
-            else:
-                out.append(label)
-        else:
-            if text and not _garbled_stub(text):
-                last = None  # an item, a total or an undated month row ends the run
-            if text:
-                year = None  # ... and so does a garbled row, but for its position
-            out.append(label)
-    rows = sorted(dated)
-    for i, j in zip(rows, rows[1:], strict=False):
-        between = [(labels[k] or "").strip() for k in range(i + 1, j)]
-        if dated[j] - dated[i] != j - i or not all(not t or _garbled_stub(t) for t in between):
-            continue
-        for k in range(i + 1, j):
-            month = dated[i] + k - i
-            out[k] = f"{_month_name(month % 12 + 1)} {month // 12}"
-    return out
-
-
-_STUB_WORD = re.compile(r"total|\bnet\b|\bsum\b|\bavg|\bave\b|mean", re.IGNORECASE)
-
-
-def _garbled_stub(text: str) -> bool:
-    """A stub OCR garbled past reading ("Fed", "3 Dee", "M"): no year, no word longer
-    than a month's abbreviation, and no stub word such as "Net" or "Total"."""
-    return (
-        len(text) <= 8
-        and not _YEAR.search(text)
-        and all(len(w) <= 4 for w in re.findall(r"[A-Za-z]+", text))
-        and not _STUB_WORD.search(text)
-    )
-
-
-_YEAR_ONLY = re.compile(r"^\W*(1[89]\d\d|20\d\d)\W*\d?\W*$")
-_NOT_YEAR_ROW = re.compile(r"total|average|change|\bnet\b|estim|\best\b|percent", re.IGNORECASE)
-
-
-def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
-    """Year stubs OCR misread, restored from their neighbours.
-
-    A stub of consecutive years ("1958", "1959", ..., "1965") is an arithmetic run: row
-    ``i`` prints ``a + i``. When at least ``min_fit`` rows read as years on one such run
-    (and outnumber any other run), a row between two of them whose label is blank or
-    garbled ("19EL.", "W96hervccecc", "") takes the year its position implies. A row
-    that names a month or reads as words is never touched, and nothing is extrapolated
-    past the first or last year read.
-    """
-    years = {}
-    for i, label in enumerate(labels):
-        m = _YEAR_ONLY.match(label or "")
-        if m:
-            years[i] = int(m.group(1))
-    if len(years) < min_fit:
-        return labels
-    offsets = [y - i for i, y in years.items()]
-    best = max(set(offsets), key=offsets.count)
-    fit = sorted(i for i, y in years.items() if y - i == best)
-    if len(fit) < min_fit or offsets.count(best) <= len(offsets) / 2:
-        return labels
-    out = list(labels)
-    for j in range(fit[0] + 1, fit[-1]):
-        if j in years:
-            continue
-        label = (labels[j] or "").strip()
-        words = re.findall(r"[A-Za-z]{4,}", label)
-        if _MONTH.search(label) or len(words) > 1 or len(label) > 24 or _NOT_YEAR_ROW.search(label):
-            continue
-        out[j] = str(best + j)
-    return out

@@ -88,10 +88,12 @@ def read_preamble(
     # A source note ("[Source: ...]") under the title is not a column header.
     headers = [r for r in preamble[start:] if not _SOURCE_NOTE.match(r.line.text)]
     # Without a title or unit line, the headers are the lines just above the first row;
-    # footnotes of the table above are separated from them by a gap.
+    # footnotes of the table above are separated from them by a gap. Under a title or a
+    # unit line every line down to the first row is a head line, however tall a gap a
+    # two-deck head leaves (1948-05 p55: "Calendar year" over a lower deck "Ounces").
     tail: list[RowLine] = []
     for row in reversed(headers):
-        if tail and tail[0].mid - row.mid > 2.5 * pitch:
+        if tail and tail[0].mid - row.mid > 2.5 * pitch and not (title or unit_lines):
             break
         tail.insert(0, row)
     if not title and find_untitled:

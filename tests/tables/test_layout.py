@@ -363,3 +363,122 @@ def test_a_unit_line_of_another_titled_table_is_not_a_page_head() -> None:
     units = dict(zip(tables["statement"], tables["unit"], strict=True))
     assert units["Net Movement of Gold to and from the United States"] == "millions of dollars"
     assert units["Monetary Stocks of Gold and Silver"] == "unknown"
+
+
+def test_a_low_confidence_qualifier_after_a_year_stub_is_kept() -> None:
+    """1953-09 p16 Table 4: "1954 (Est.)" came back as "195k" and "(Ret." at confidence
+    3.8. Dropped as rule noise, the row read as the actual fiscal year 1954; kept, the
+    row names no period a question can state."""
+    page = Page()
+    page.centred("Table 4.- Derivation of Cash Trust Account Transactions", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.text("Fiscal year", LEFT, 430)
+    for x1, head in zip(COLS, ["Total", "Banks", "Funds", "Other"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 500
+    for label, conf in (("1951", 95.0), ("1952", 95.0), ("1953", 95.0), ("1954", 95.0)):
+        page.text(label, LEFT, y, conf)
+        if label == "1954":
+            page.text("(Ret.", LEFT + 5 * CW, y, 3.8)
+        for x1 in COLS:
+            page.right("1,234", x1, y)
+        y += PITCH
+    _, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert rows["row_label"].to_list()[3] == "1954 (Ret."
+    assert rows["period_kind"].to_list() == ["fiscal_year"] * 3 + ["not_a_period"]
+
+
+def test_head_lines_under_a_title_are_kept_across_a_tall_head_gap() -> None:
+    """1948-05 p55 Table 5 (Silver Production): "Calendar year" stands beside the top of a
+    two-deck head whose lower deck ("Ounces") sits well below it. Under a title and a
+    unit line every line down to the first row is a head line; the stub head is kept and
+    the year rows are calendar years."""
+    page = Page()
+    page.centred("Table 5.- Silver Production in the United States", 1275, 300)
+    page.centred("(In millions of ounces or dollars)", 1275, 360)
+    page.text("Calendar year", LEFT, 430)
+    for x1, head in zip(COLS, ["Production", "Mints", "Foreign", "Total"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 430 + 3 * PITCH  # the lower deck, set off by a rule and a gap
+    for x1 in COLS:
+        page.centred("Ounces", x1 - 90, y)
+    y += 1.5 * PITCH
+    for year in ("1939", "1940", "1941"):
+        page.text(year, LEFT, y)
+        for x1 in COLS:
+            page.right("63.9", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert "Calendar year" in tables["stub_head"].item()
+    kinds = cells.filter(pl.col("col_idx") == 0).sort("row_idx")["period_kind"].to_list()
+    assert kinds == ["calendar_year"] * 3
+
+
+def test_a_head_line_of_years_and_dashed_month_spans_is_a_head() -> None:
+    """2011-09 p85: "Country 2008 2009 2010 Jan. - June Apr. - June" under "Calendar
+    years" and "2011 2011": the dashes read as figures, which made the line a body row
+    and cut the heads (and every column's period) off the table."""
+    page = Page()
+    page.centred("TABLE CM-V-5.-Net Purchases of Long-Term Securities", 1275, 300)
+    page.centred("In millions of dollars", 1275, 360)
+    page.centred("Calendar years", (COLS[0] + COLS[3]) / 2 - 90, 430)
+    y = 430 + PITCH
+    for x1 in COLS[2:]:
+        page.centred("2011", x1 - 90, y)
+    y += PITCH
+    page.text("Country", LEFT, y)
+    for x1, head in zip(COLS, ["2008", "2009", "Jan. - June", "Apr. - June"], strict=True):
+        page.centred(head, x1 - 90, y)
+    y += 1.5 * PITCH
+    for label in ("United Kingdom", "Japan", "Grand total"):
+        page.text(label, LEFT, y)
+        for x1 in COLS:
+            page.right("328,706", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert tables["n_rows"].item() == 3
+    first = cells.filter(pl.col("row_idx") == 0).sort("col_idx")
+    assert first["period_kind"].to_list() == ["calendar_year", "calendar_year",
+                                              "year_to_date", "quarter"]  # fmt: skip
+
+
+def test_a_kind_word_of_the_stub_head_is_kept_at_low_confidence() -> None:
+    """1984-06 p60 CM-III-1: the stub head "End of calendar year or month" came back with
+    "calendar" at confidence 0. Dropped as rule noise, the year rows were of unknown
+    kind; kept, they are year-end positions."""
+    page = Page()
+    page.centred("Table CM-III-1. - Dollar Claims on Nonbank Foreigners", 1275, 300)
+    page.centred("[Position at end of period in millions of dollars]", 1275, 360)
+    page.text("End of", LEFT, 430)
+    page.text("calendar", LEFT + 7 * CW, 430, conf=0.0)
+    for x1, head in zip(COLS, ["Total", "Banks", "Agencies", "Branches"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    page.text("year or month", LEFT, 430 + PITCH)
+    y = 430 + 2.5 * PITCH
+    for year in ("1980", "1981", "1982"):
+        page.text(year, LEFT, y)
+        for x1 in COLS:
+            page.right("136,912", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert "calendar" in tables["stub_head"].item()
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["period_kind"].to_list() == ["as_of_date"] * 3
+
+
+def test_a_wrapped_date_line_is_not_a_month_span_head() -> None:
+    """1939-12 p32 (Major Financing Operations): the call date "Dec. 15, 1965" wrapped
+    under its row ("Dee." "15," "1965" as OCR chunked it) has a year but no month span:
+    not a head line. The p85 head "2008 2009 Jan. - June" is one."""
+    from pipeline.tables.layout import _month_span_head
+    from pipeline.tables.lines import Chunk
+    from pipeline.tables.numbers import parse_number
+
+    def chunks(*texts: str) -> list[Chunk]:
+        return [Chunk(t, 100.0 * i, 0, 100.0 * i + 50, 30, 95.0, 1, parse_number(t))
+                for i, t in enumerate(texts)]  # fmt: skip
+
+    assert not _month_span_head(chunks("1965"))  # "Dee. 15," went to the label
+    assert not _month_span_head(chunks("(Add.", "Dec.", "15,", "1965"))
+    assert _month_span_head(chunks("2008", "2009", "Jan.", "-", "June", "Apr.", "-", "June"))

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.tables.periods import NOT_A_PERIOD, Period, carry_years, parse_period
+from pipeline.tables.periods import NOT_A_PERIOD, Period, parse_period
+from pipeline.tables.stubs import carry_years
 
 D = date
 JUNE_2016 = Period("month", D(2016, 6, 1), D(2016, 6, 30), "June 2016")
@@ -205,7 +206,7 @@ def test_never_raises_on_ocr_noise(header: str, context: str) -> None:
 
 
 def test_year_stub_misreads_restored_from_their_neighbours() -> None:
-    from pipeline.tables.periods import repair_year_run
+    from pipeline.tables.stubs import repair_year_run
 
     read = ["1958.", "", "1960", "19EL.", "", "T9OB.", "W96hervcc", "1965.", "1966-July", "Aug."]
     assert repair_year_run(read)[:8] == [
@@ -232,6 +233,238 @@ def test_a_unit_in_one_column_head_is_not_the_tables_unit() -> None:
     assert not table_unit("Money in Circulation", [], heads, []).known
     spanned = ["Millions of dollars / Coin", "Millions of dollars / Currency"]
     assert table_unit("Money in Circulation", [], spanned, []).words == "millions of dollars"
+
+
+def test_a_month_row_whose_month_ocr_garbled_dates_the_months_below_it() -> None:
+    """1953-09 p15 Table 2 prints "1953-January" over "February" ... "July"; OCR read
+    "1953-Jenuery". 1984-06 p60 (CM-II-1) prints "1984-Jan." over "Feb.", read
+    "1984-JdJan. p". The row itself names no period (never the year 1953 or 1984), and the
+    months below it keep their year."""
+    from pipeline.tables.stubs import unread_month_row
+
+    assert carry_years(["1953", "1953-Jenuery", "February", "March"])[2:] == [
+        "February 1953",
+        "March 1953",
+    ]
+    assert carry_years(["1984-JdJan. p", "Feb. p"])[1] == "Feb. p 1984"
+    assert unread_month_row("1953-Jenuery") and unread_month_row("1948\u2014Jamary")
+    assert not unread_month_row("1953-January") and not unread_month_row("1953")
+    assert not unread_month_row("1941-1945") and not unread_month_row("1968-Est.")
+
+
+def test_ocr_debris_in_a_month_run_does_not_end_it() -> None:
+    """1984-06 p60: the "Apr." row came back as "¢"; "May" below it is still May 1983."""
+    got = carry_years(["1983-Feb. r", "Mar. r", "\u00a2", "May \u00a2", "June r"])
+    assert got[3:] == ["May \u00a2 1983", "June r 1983"]
+    assert got[2] == "April 1983"  # the month its place between Mar. and May implies
+    # an item label still ends the run
+    assert carry_years(["1983-Feb.", "Total", "Mar."])[2] == "Mar."
+
+
+def test_rows_of_an_unread_month_are_no_period_and_the_months_after_are_dated() -> None:
+    """1984-06 p60 Table CM-II-1, stub head "End of year or month": the annual rows stay
+    of unknown kind (the page does not say calendar), the month rows are month-end
+    positions, and "1984-JdJan. p" is no period (it was read as the year 1984)."""
+    from datetime import date
+
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1982", "1983", "1983-Feb. r", "Mar. r", "\u00a2", "May \u00a2", "Dec",
+              "1984-JdJan. p", "Feb. p"]  # fmt: skip
+    axis, periods, _ = axis_periods(["Total claims", "Banks"], labels, "Dollar Claims",
+                                    "End of year or month")  # fmt: skip
+    assert axis == "row"
+    assert [p.kind for p in periods[:2]] == ["year", "year"]
+    assert periods[5] == Period("as_of_date", date(1983, 5, 31), date(1983, 5, 31),
+                                "the end of May 1983")  # fmt: skip
+    assert periods[4].end == date(1983, 4, 30)  # "¢" stands where April falls
+    assert periods[7] is NOT_A_PERIOD
+    assert periods[8].kind == "as_of_date" and periods[8].end == date(1984, 2, 29)
+
+
+def test_year_stubs_spelled_with_letters_for_digits_and_years_one_digit_off() -> None:
+    """1953-09 p15 Table 1 prints 1946 ... 1953 in a typewriter face whose 4 OCR reads as
+    "h" or "k": "19h6", "", "19k8", "19k9", "1950", ... 1948-05 p55 Table 4 prints
+    1939 ... 1947, read "1939", "1980", "1941", ..., "1946", "19h7"."""
+    from pipeline.tables.stubs import repair_year_run
+
+    read = ["19h6", "", "19k8", "19k9", "1950", "1951", "1952", "1953", "1954 (Eet )"]
+    assert repair_year_run(read) == [str(y) for y in range(1946, 1954)] + ["1954 (Eet )"]
+    read = ["1939", "1980", "1941", "1942", "1943", "1944", "1945", "1946", "19h7", "1947-July"]
+    assert repair_year_run(read)[:9] == [str(y) for y in range(1939, 1948)]
+    # a letter that does not spell the position's year, a year with a mark after it
+    # ("1943 8%" for "1948 (Estimated)"), and a year outside the run are left alone
+    assert repair_year_run(["19h9", "1947", "1948", "1949"])[0] == "19h9"
+    read = ["1944", "1945", "1946", "1947", "1943 8%", "1949"]
+    assert repair_year_run(read)[4] == "1943 8%"
+    assert repair_year_run(["1935", "1941", "1942", "1943"])[0] == "1935"
+    # 1948-05 p25 Table 3: "1940" read "1gho" (9 as g, 4 as h, 0 as o) above 1941 ...
+    assert repair_year_run(["1gho", "1941", "1942", "1943"])[0] == "1940"
+    assert repair_year_run(["logo", "1941", "1942", "1943"])[0] == "logo"
+
+
+def test_a_stray_year_does_not_anchor_the_row_order() -> None:
+    """1953-09 p16 Table 4 prints 1946 ... 1953 down a "Fiscal year or month" stub; OCR
+    read "1947" as "1987". Trusted as the first annual row, it made every row after it
+    "out of order" and stood itself as fiscal year 1987."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1946 LT", "1987", "1948", "1949", "1950", "1951", "1952", "1953"]
+    axis, periods, _ = axis_periods(["Total", "Other"], labels, "Cash Trust Account",
+                                    "Fiscal year or month")  # fmt: skip
+    assert axis == "row"
+    assert periods[1] is NOT_A_PERIOD
+    assert [p.kind for p in periods[2:]] == ["fiscal_year"] * 6
+    assert [p.end.year for p in periods[2:]] == list(range(1948, 1954))
+
+
+def test_a_to_date_row_under_the_years_it_sums_is_no_year_to_date() -> None:
+    """1967-08 p24 Table 9 (Federal Disability Insurance Trust Fund) ends its stub of
+    fiscal years 1957 ... 1967 and months with "1957 to date p": the total since fiscal
+    1957, not fiscal year 1957 to date."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1957", "1958", "1959", "1966-July", "Aug.", "1957 to date p"]
+    _, periods, _ = axis_periods(["Total"], labels, "Federal Disability Insurance Trust Fund",
+                                 "Fiscal year or month")  # fmt: skip
+    assert periods[0].kind == "fiscal_year" and periods[5] is NOT_A_PERIOD
+    # a year to date after the last whole year is one
+    labels = ["1965", "1966", "1967 to date"]
+    _, periods, _ = axis_periods(["Total"], labels, "Receipts", "Fiscal year")
+    assert periods[2].kind == "year_to_date"
+
+
+def test_a_good_year_next_to_a_stray_keeps_its_period() -> None:
+    """1940-05 p73 Table 4 prints 1934, 1935, 1936, ...; OCR read "1934", "1993", "1936".
+    "1993" is the stray; "1934" above it is not."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1934", "1993", "1936", "1937", "1938"]
+    _, periods, _ = axis_periods(["Total"], labels, "Silver", "Calendar year or month")
+    assert periods[1] is NOT_A_PERIOD
+    assert [p.end.year for i, p in enumerate(periods) if i != 1] == [1934, 1936, 1937, 1938]
+
+
+def test_a_calendar_year_spanner_that_landed_on_one_column_dates_its_run() -> None:
+    """2011-09 p72 CM-III-2 prints "Calendar year" over 2006 ... 2009 and "2010" over its
+    quarters; the text layer gives "Calendar year" to the column "2007" alone. 1984-06 p62
+    CM-IV-1: OCR split it, "Calendar" on 1979 and "year" on 1980. Under "Position at end of
+    period" every year of the run is a year-end position."""
+    from datetime import date
+
+    from pipeline.tables.axes import axis_periods
+
+    cols = ["2006", "Calendar year 2007", "2008", "2009", "2010 / Mar. r", "2010 / June r"]
+    axis, periods, _ = axis_periods(cols, ["China", "Japan"], "Total Liabilities", "Country",
+                                    "Position at end of period in millions of dollars")  # fmt: skip
+    assert axis == "col"
+    assert [p.kind for p in periods[:4]] == ["as_of_date"] * 4
+    assert [p.end for p in periods[:4]] == [date(y, 12, 31) for y in range(2006, 2010)]
+    cols = ["Calendar 1979", "year 1980", "1981", "1982 Dec.r", "1983 r / June"]
+    _, periods, _ = axis_periods(cols, ["Total"], "Total Liabilities and Claims", "",
+                                 "Position at end of period")  # fmt: skip
+    assert [p.end for p in periods[:3]] == [date(y, 12, 31) for y in (1979, 1980, 1981)]
+    assert {p.kind for p in periods[:3]} == {"as_of_date"}
+    # a bare year between a calendar and a fiscal run, or with no kind beside it, stays
+    cols = ["Calendar year 2007", "2008", "Fiscal year 2009"]
+    _, periods, _ = axis_periods(cols, ["Total"], "Receipts", "")
+    assert periods[1].kind == "year"
+    _, periods, _ = axis_periods(["2007", "2008"], ["Total"], "Receipts", "")
+    assert [p.kind for p in periods] == ["year", "year"]
+
+
+def test_year_columns_under_a_title_naming_one_day_of_each_year() -> None:
+    """1984-06 p88: "Summary of Accounts and Loans Receivable Due from the Public, as of
+    Sept. 30, 1983 and 1982" over "Accounts receivable / 1983", ".. / 1982": each column
+    is a position on Sept. 30 of its year, and the item spanner is its dimension."""
+    from datetime import date
+
+    from pipeline.tables.axes import cell_periods
+
+    title = "Accounts and Loans Receivable Due from the Public, as of Sept. 30, 1983 and 1982"
+    cols = ["Accounts receivable / 1983", "Accounts receivable / 1982",
+            "Loans receivable / 1983", "Loans receivable / 1982"]  # fmt: skip
+    got = cell_periods(cols, ["Legislative branch", "Judiciary"], title, "Agency")
+    assert [got[(0, c)].period.end for c in range(4)] == [
+        date(1983, 9, 30), date(1982, 9, 30), date(1983, 9, 30), date(1982, 9, 30)
+    ]  # fmt: skip
+    assert {got[(0, c)].period.kind for c in range(4)} == {"as_of_date"}
+    assert got[(0, 2)].dimension == "Loans receivable"
+    # a year the title does not name keeps its own reading
+    got = cell_periods(["1983", "1981"], ["Total"], "Loans as of Sept. 30, 1983 and 1982", "")
+    assert got[(0, 0)].period.kind == "as_of_date" and got[(0, 1)].period.kind == "year"
+
+
+def test_a_month_rows_year_misread_by_one_digit_is_read_from_the_annual_rows() -> None:
+    """1967-08 p24 Table 10 (Federal Hospital Insurance Trust Fund): fiscal years 1966,
+    "1967p", "1968 (Est.)", then months; OCR read "1967-Jan." as "1947-Jan". 1967 is the
+    one year of the table's span one digit from 1947, so Jan. ... June are 1967."""
+    from datetime import date
+
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1966", "1967p", "1968 (Est. )", "Nov", "Dec", "1947-Jan", "Feb", "June p"]
+    _, periods, _ = axis_periods(["Total"], labels, "Trust Fund", "Fiscal year or month")
+    assert [p.end for p in periods[5:]] == [date(1967, 1, 31), date(1967, 2, 28),
+                                            date(1967, 6, 30)]  # fmt: skip
+    # two years of the span one digit away (1941 from 1961 or 1971?): left as read
+    labels = ["1960", "1970", "1941-Jan", "Feb"]
+    _, periods, _ = axis_periods(["Total"], labels, "Trust Fund", "Fiscal year or month")
+    assert periods[2] is NOT_A_PERIOD and periods[3] is NOT_A_PERIOD
+
+
+def test_the_change_between_two_month_end_balances_is_the_quarter_after_the_first() -> None:
+    """2022-09 p73 ESF-1 prints "Mar. 31, 2022", "Mar. 31, 2022, through June 30, 2022",
+    "June 30, 2022": the middle column is the April-June quarter. Two dates joined by
+    "and" (its title, "Balances as of Mar. 31, 2022, and June 30, 2022") are no span."""
+    got = parse_period("Mar. 31,2022, through June 30,2022")
+    assert (got.kind, got.start, got.end) == ("quarter", D(2022, 4, 1), D(2022, 6, 30))
+    assert parse_period("Balances as of Mar. 31, 2022, and June 30, 2022") is NOT_A_PERIOD
+    assert parse_period("Mar. 15, 2022, through June 30, 2022") is NOT_A_PERIOD
+
+
+def test_an_item_spanner_starting_like_a_month_is_not_part_of_the_span() -> None:
+    """2006-12 p92 CM-IV-3: "Marketable Treasury bonds and notes" over "2006" over
+    "Jan. through Sept.": "Marketable" opens like "Mar", but names no month, so the span
+    is read from "2006" on, and the spanner's "bonds and notes" do not make it a bond."""
+    got = parse_period("Marketable Treasury bonds and notes / 2006 / 2006 / Jan. through Sept.")
+    assert (got.kind, got.start, got.end) == ("year_to_date", D(2006, 1, 1), D(2006, 9, 30))
+    got = parse_period("Marketable Treasury bonds and notes / 2006 / July through Sept. p")
+    assert (got.kind, got.start, got.end) == ("quarter", D(2006, 7, 1), D(2006, 9, 30))
+
+
+def test_a_dashed_span_of_months_is_never_read_as_its_first_month() -> None:
+    """2011-09 p85 prints "Calendar years" over 2008, 2009, 2010, "2011 / Jan. - June" and
+    "2011 / Apr. - June": January-June 2011 (it was read as January 2011) and the
+    April-June quarter. A span that is neither a quarter nor a year to date is no
+    period."""
+    got = parse_period("Calendar years / 2011 Jan. - June")
+    assert (got.kind, got.start, got.end) == ("year_to_date", D(2011, 1, 1), D(2011, 6, 30))
+    got = parse_period("Calendar years / 2011 Apr. - June")
+    assert (got.kind, got.start, got.end) == ("quarter", D(2011, 4, 1), D(2011, 6, 30))
+    assert parse_period("Feb.-May 1940") is NOT_A_PERIOD
+    assert parse_period("1983-Oct.").kind == "month"
+
+
+def test_a_month_row_near_the_annual_years_keeps_the_year_it_prints() -> None:
+    """1948-05 p47 (Average Yields of Long-Term Bonds) prints annual rows 1933-1938, then
+    "1942-Jan." in the first of three side-by-side panels: 1942 is three years past the
+    annual rows, not a misread 1932."""
+    from pipeline.tables.axes import _month_row_years
+
+    labels = ["1933", "1934", "1935", "1936", "1937", "1938", "1942\u2014Jan", "Feb"]
+    assert _month_row_years(labels) == labels
+    assert _month_row_years(["1966", "1968 (Est.)", "1947-Jan", "Feb"])[2] == "1967-Jan"
+
+
+def test_a_numeric_date_on_a_security_is_a_maturity_and_two_digit_years_take_the_context() -> None:
+    """1953-09 p23 lists "2-1/2% Bond - 6/15/64-69" (a maturity, no date of the table);
+    1953-09 p25 "6/20/49" is June 20, 1949 in a 1953 table, not 2049."""
+    assert parse_period("2-1/2% Bond - 6/15/64-69") is NOT_A_PERIOD
+    got = parse_period("6/20/49", "Offerings of Treasury Bills, fiscal years 1949 through 1953")
+    assert got.end == D(1949, 6, 20)
+    assert parse_period("7/29/83").end == D(1983, 7, 29)
+    assert parse_period("9/30/06").end == D(2006, 9, 30)
 
 
 def test_an_index_base_is_no_period() -> None:
@@ -337,3 +570,36 @@ def test_lost_month_rows_between_two_dated_months_are_the_months_between() -> No
     # rows that do not fit one month a row, or an item between, are left alone
     assert carry_years(["1939-Apr", "", "", "Sept"])[1:3] == ["", ""]
     assert carry_years(["1939-Apr", "Customs", "June"])[1] == "Customs"
+
+
+def test_rows_of_a_position_table_with_flow_columns_state_no_month_end() -> None:
+    """1967-08 p94 Table 5, "U.S. Position in the International Monetary Fund": heads of
+    "Transactions affecting IMF holdings of dollars during period" beside "IMF holdings of
+    dollars at end of period". "1966-July" is a flow in the first columns and a position
+    in the last; no one period states both."""
+    from pipeline.tables.axes import axis_periods
+
+    cols = ["Transactions during period / Drawings", "IMF holdings at end of period / Amount"]
+    labels = ["1965", "1966", "1966-July", "August", "September"]
+    _, periods, _ = axis_periods(cols, labels, "U.S. Position in the International Monetary Fund",
+                                 "Period")  # fmt: skip
+    assert all(p is NOT_A_PERIOD for p in periods[2:])
+    # without a flow head the month rows are month-end positions
+    _, periods, _ = axis_periods(cols[1:], labels, "U.S. Position in the IMF", "Period")
+    assert {p.kind for p in periods[2:]} == {"as_of_date"}
+
+
+def test_columns_repeating_one_bare_year_are_months_whose_names_were_lost() -> None:
+    """1940-05 p29 (Computed Duties Collected, by Countries) prints "Calendar year" over
+    1938 and 1939, then "1939" over Mar. ... Dec.; OCR lost the month words, leaving ten
+    columns "1939", "1939 ties", ... None of them is calendar year 1939."""
+    from pipeline.tables.axes import axis_periods
+
+    cols = ["Calendar year 1938", "Calendar year", "1939", "1939 ties", "1939", "1939 tov"]
+    _, periods, _ = axis_periods(cols, ["Belgium", "France"], "Computed Duties Collected",
+                                 "Country")  # fmt: skip
+    assert all(p is NOT_A_PERIOD for p in periods[2:])
+    # a year over several months, or a year repeated under item spanners, is not touched
+    cols = ["2010 / Mar. r", "2010 / June r", "2010 / Sept. r", "2010 / Dec."]
+    _, periods, _ = axis_periods(cols, ["China"], "Purchases", "Country")
+    assert {p.kind for p in periods} == {"month"}

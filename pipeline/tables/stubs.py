@@ -1,0 +1,201 @@
+"""Row stubs of periods read through OCR damage: month rows under a year row, and runs
+of year rows.
+
+A stub prints a year once ("1967-January") and the months below it bare ("February");
+:func:`carry_years` gives each month row its year, counting rows where OCR lost or
+garbled a label. A stub of consecutive years is an arithmetic run, and
+:func:`repair_year_run` restores the years OCR misread from their neighbours. Split out
+of :mod:`pipeline.tables.periods`, which reads one label into a period.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pipeline.tables.periods import (
+    _CUMULATIVE,
+    _MONTH,
+    _TO_DATE,
+    _YEAR,
+    _YEAR_AND_WORD,
+    _month_name,
+    month_number,
+    split_glued_year,
+)
+
+# "1953-Jenuery", "1984-JdJan. p", "1948—Jamary": a year joined by a dash to a word is
+# a month row (an annual row prints the year alone), whatever OCR made of the month
+_YEAR_DASH_WORD = re.compile(r"^\W*(1[89]\d\d|20\d\d)\s*[-\u2013\u2014~]\s*[A-Za-z]")
+
+
+def unread_month_row(label: str) -> bool:
+    """A month row whose year is printed but whose month OCR garbled ("1953-Jenuery"):
+    it names no period (not the year it prints), but dates the month rows below it."""
+    label = (label or "").strip()
+    return bool(
+        _YEAR_DASH_WORD.match(label)
+        and not _MONTH.search(label)
+        and not _NOT_YEAR_ROW.search(label)
+        and not _TO_DATE.search(label)
+        and not _CUMULATIVE.search(label)
+    )
+
+
+def debris_label(label: str) -> bool:
+    """A stub label OCR reduced to a mark or two ("¢", "=", "s"): no word, no figure. Like a
+    blank label, it neither names a period nor ends a run of month rows."""
+    label = (label or "").strip()
+    return bool(label) and not re.search(r"[A-Za-z]{3}|\d", label)
+
+
+def carry_years(labels: list[str]) -> list[str]:
+    """Month rows under a year row: "1966", "1967-January", "February" -> "February 1967".
+
+    A label that names a month but no year takes the year of the month row above it
+    that prints one ("1967-January", or "1953-Jenuery" whose month OCR garbled), while
+    the run of month rows lasts; an annual row, an item or a blank-year month row ends
+    the run. Other labels are returned unchanged.
+
+    A month run is also arithmetic: each row is the month after the row above. A month
+    row standing exactly where its month falls, counted from the last dated month row
+    (rows whose label OCR lost or garbled, "", "Fed", "3 Dee", counted as months), takes
+    the year its position implies, which may be the next year when the "1940-January"
+    row between was lost; a garbled row goes on counting but ends the plain carry. Lost
+    or garbled rows between two dated months as many rows apart as months are the
+    months between them.
+    """
+    out: list[str] = []
+    year: str | None = None  # the year a bare month row takes (plain carry)
+    last: tuple[int, int] | None = None  # (row, year * 12 + month - 1) of the last dated month
+    dated: dict[int, int] = {}
+    for i, label in enumerate(labels):
+        label = split_glued_year(label or "")
+        text = label.strip()
+        years = _YEAR.findall(label)
+        if years:
+            month = _MONTH.search(label)
+            garbled = _YEAR_AND_WORD.search(label)
+            # only a month row ("1983-Oct.") dates the months below it; an annual row
+            # ("1984", "1984 (Est.)") does not, and a month row whose year OCR lost
+            # leaves the months below it undated rather than dated by the wrong year;
+            # a month row whose month OCR garbled ("1939-Har", "1953-Jenuery") still
+            # prints its year
+            if month:
+                year = years[-1]
+                last = (i, int(year) * 12 + month_number(month.group(1)) - 1)
+                dated[i] = last[1]
+            elif garbled and not _MONTH.match(garbled.group(2)) or unread_month_row(label):
+                year, last = years[-1], None
+            else:
+                year, last = None, None
+            out.append(label)
+        elif _MONTH.match(text):
+            m = month_number(_MONTH.match(text).group(1))
+            implied = last[1] + i - last[0] if last else None
+            if implied is not None and implied % 12 + 1 == m:
+                year = str(implied // 12)
+            if year:
+                out.append(f"{text.rstrip('.')} {year}")
+                last = (i, int(year) * 12 + m - 1)
+                dated[i] = last[1]
+            else:
+                out.append(label)
+        else:
+            if text and not _garbled_stub(text):
+                last = None  # an item, a total or an undated month row ends the run
+            if text:
+                year = None  # ... and so does a garbled row, but for its position
+            out.append(label)
+    rows = sorted(dated)
+    for i, j in zip(rows, rows[1:], strict=False):
+        between = [(labels[k] or "").strip() for k in range(i + 1, j)]
+        if dated[j] - dated[i] != j - i or not all(not t or _garbled_stub(t) for t in between):
+            continue
+        for k in range(i + 1, j):
+            month = dated[i] + k - i
+            out[k] = f"{_month_name(month % 12 + 1)} {month // 12}"
+    return out
+
+
+_STUB_WORD = re.compile(r"total|\bnet\b|\bsum\b|\bavg|\bave\b|mean", re.IGNORECASE)
+
+
+def _garbled_stub(text: str) -> bool:
+    """A stub OCR garbled past reading ("Fed", "3 Dee", "M"): no year, no word longer
+    than a month's abbreviation, and no stub word such as "Net" or "Total"."""
+    return (
+        len(text) <= 8
+        and not _YEAR.search(text)
+        and all(len(w) <= 4 for w in re.findall(r"[A-Za-z]+", text))
+        and not _STUB_WORD.search(text)
+    )
+
+
+_YEAR_ONLY = re.compile(r"^\W*(1[89]\d\d|20\d\d)\W*\d?\W*$")
+_NOT_YEAR_ROW = re.compile(r"total|average|change|\bnet\b|estim|\best\b|percent", re.IGNORECASE)
+
+
+# Letters OCR makes of the digits of an old typewriter face: "19h6" / "19k8" (4),
+# "1gh2" (9, 4), "I9S0", "19O1"
+_DIGIT_LOOKALIKE = str.maketrans("hkgIilOoSsBZz", "4491110055822")
+
+
+def _lookalike_year(label: str) -> int | None:
+    """The year a four-character stub spells with letters for some digits ("19h6" ->
+    1946), when at least one of its characters is a digit; else None."""
+    core = re.sub(r"^\W+|[\W_]+$", "", label or "")
+    if len(core) != 4 or not any(ch.isdigit() for ch in core) or core.isdigit():
+        return None
+    digits = core.translate(_DIGIT_LOOKALIKE)
+    return int(digits) if digits.isdigit() and _YEAR.fullmatch(digits) else None
+
+
+def one_digit_off(year: int, implied: int) -> bool:
+    """Two years that differ in one digit (an OCR misreading of one for the other)."""
+    return sum(a != b for a, b in zip(str(year), str(implied), strict=True)) == 1
+
+
+def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
+    """Year stubs OCR misread, restored from their neighbours.
+
+    A stub of consecutive years ("1958", "1959", ..., "1965") is an arithmetic run: row
+    ``i`` prints ``a + i``. When at least ``min_fit`` rows read as years on one such run
+    (and outnumber any other run), a row between two of them whose label is blank or
+    garbled ("19EL.", "W96hervccecc", ""), or a year one digit off ("1980" between "1939"
+    and "1941": no other year can stand there), takes the year its position implies. A
+    stub that spells its position's year with letters for digits ("19h6", "19k8": the
+    4 of an old typewriter face) is read as that year, and extends the run to it. A row
+    that names a month or reads as words is never touched, and nothing is extrapolated
+    past the first or last year read.
+    """
+    years = {}
+    for i, label in enumerate(labels):
+        m = _YEAR_ONLY.match(label or "")
+        if m:
+            years[i] = int(m.group(1))
+    if len(years) < min_fit:
+        return labels
+    offsets = [y - i for i, y in years.items()]
+    best = max(set(offsets), key=offsets.count)
+    fit = sorted(i for i, y in years.items() if y - i == best)
+    if len(fit) < min_fit or offsets.count(best) <= len(offsets) / 2:
+        return labels
+    out = list(labels)
+    spelled = [i for i, label in enumerate(labels) if _lookalike_year(label) == best + i]
+    for i in spelled:
+        out[i] = str(best + i)
+    first, last = min(fit + spelled), max(fit + spelled)
+    for j in range(first + 1, last):
+        if j in years:
+            bare = re.fullmatch(r"[\s.,:;'`]*\d{4}[\s.,:;'`]*", labels[j])
+            if bare and years[j] != best + j and one_digit_off(years[j], best + j):
+                out[j] = str(best + j)
+            continue
+        if j in spelled:
+            continue
+        label = (labels[j] or "").strip()
+        words = re.findall(r"[A-Za-z]{4,}", label)
+        if _MONTH.search(label) or len(words) > 1 or len(label) > 24 or _NOT_YEAR_ROW.search(label):
+            continue
+        out[j] = str(best + j)
+    return out
