@@ -12,7 +12,7 @@ row label.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import median
 
 import polars as pl
@@ -34,7 +34,7 @@ from pipeline.tables.periods import repair_year_run
 from pipeline.tables.preamble import read_preamble
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.titles import split_title
-from pipeline.tables.units import is_unit_line, table_unit
+from pipeline.tables.units import Unit, is_unit_line, table_unit
 
 _TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
@@ -355,7 +355,7 @@ def read_table(
         stub_head = lexicon.correct(stub_head)[0]
         title = lexicon.correct(title)[0]
     parsed_title = split_title(title)
-    unit = table_unit(title, unit_lines, col_labels, page_head or [])
+    unit = _read_unit(title, unit_lines, col_labels, page_head or [], lexicon)
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
@@ -434,6 +434,32 @@ def read_table(
         "quality": quality,
     }
     return table, cells
+
+
+def _read_unit(
+    title: str,
+    unit_lines: list[str],
+    col_labels: list[str],
+    page_head: list[str],
+    lexicon: Lexicon | None,
+) -> Unit:
+    """The table's unit (:func:`table_unit`); on an OCR page the unit lines are read in
+    the archive's spelling ("(In thousande of fine ouncee)" -> "thousands of fine
+    ounces"), and ``unit.printed`` stays the line as read."""
+    if lexicon is None:
+        return table_unit(title, unit_lines, col_labels, page_head)
+    as_read: dict[str, str] = {}
+    for line in [*unit_lines, *page_head]:
+        as_read[lexicon.correct(line)[0].strip()] = line.strip()
+    unit = table_unit(
+        title,
+        [lexicon.correct(u)[0] for u in unit_lines],
+        col_labels,
+        [lexicon.correct(u)[0] for u in page_head],
+    )
+    if unit.source in ("unit_line", "page_head"):
+        unit = replace(unit, printed=as_read.get(unit.printed, unit.printed))
+    return unit
 
 
 def _phrases(line: Line, height: float) -> Line:
