@@ -33,10 +33,9 @@ from pipeline.tables.numbers import parse_number
 from pipeline.tables.periods import repair_year_run
 from pipeline.tables.preamble import read_preamble
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
-from pipeline.tables.titles import split_title
+from pipeline.tables.titles import is_numbered_title, split_title
 from pipeline.tables.units import Unit, is_unit_line, table_unit
 
-_TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
 # Figures a column head prints among its words: "Within 1 year", "1-5 years", "20 years
 # or more" (maturity classes). A line of such figures *and* words is a head line.
@@ -208,7 +207,7 @@ def _line_pitch(rows: list[RowLine], height: float) -> float:
 def classify_line(line: Line, margin: float, height: float) -> RowLine:
     """Title, unit line, header-like (years / column numbers), body row or other text."""
     text = line.text
-    if _TITLE.match(text):
+    if is_numbered_title(text):
         return RowLine(line, "title")
     numbers = [c for c in line.chunks if c.is_number]
     if is_unit_line(text) and len(numbers) <= 1:
