@@ -122,7 +122,7 @@ def page_tables(
     tables, cells = [], []
     previous_title = ""
     first_title = min((r.mid for r in rows if r.kind == "title"), default=None)
-    blocks = split_tables(rows, pitch)
+    blocks = _fold_non_tables(split_tables(rows, pitch), height)
     # a page head is printed above the page's first table; a unit line further down
     # belongs to the table under it, never to the tables after that one
     first_top = min((b.body[0].mid for b in blocks), default=0.0)
@@ -149,6 +149,11 @@ def page_tables(
             table, table_cells = read_table(
                 block, table_no, height, pitch, quality, page_head, previous_title, lexicon
             )
+        if table is not None and tables and _panel_without_unit(table, block, previous_title):
+            # a panel under the table above (its title carried over, no unit of its own)
+            # is in the unit of that table
+            for key in ("unit", "unit_multiplier", "unit_source", "unit_printed"):
+                table[key] = tables[-1][key]
         if table is not None:
             tables.append(table)
             cells += table_cells
@@ -156,6 +161,39 @@ def page_tables(
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
+
+
+def _panel_without_unit(table: dict, block: TableBlock, previous_title: str) -> bool:
+    """A table that took the title of the table above it (it prints none of its own) and
+    reads no unit: the lower panel of that table."""
+    return (
+        table["unit_multiplier"] is None
+        and bool(previous_title)
+        and table["title"] == previous_title
+        and not any(r.kind in ("title", "unit") for r in block.preamble)
+    )
+
+
+def _fold_non_tables(blocks: list[TableBlock], height: float) -> list[TableBlock]:
+    """A run of "body rows" without value columns (a running head "May 1948 ... 33" over
+    "TREASURY SURVEY ... 1948", or head lines that print counts, "5,886 commercial banks")
+    is no table: its lines are text above the next table, whose title and unit line may
+    stand above them. Without this the next table loses its title, and the page head is
+    taken to end at the running head."""
+    out: list[TableBlock] = []
+    carry: list[RowLine] = []
+    for block in blocks:
+        columns = find_columns(block.body, height)
+        if columns and not _is_page_listing(block, columns):
+            if carry:
+                block.preamble = carry + block.preamble
+                carry = []
+            out.append(block)
+            continue
+        carry += block.preamble
+        for i, row in enumerate(block.body):
+            carry += block.inner.get(i, []) + [RowLine(row.line, "text")]
+    return out
 
 
 def _join_raised_labels(rows: list[RowLine], height: float) -> list[RowLine]:

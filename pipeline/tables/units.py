@@ -132,8 +132,8 @@ def is_unit_line(text: str) -> bool:
     a line set like one ("(In thoueande of fine ...") whose garbled unit cannot be read:
     it is still the table's unit line, not a title or a head (its unit is unknown)."""
     stripped = " ".join((text or "").split())
-    if not stripped:
-        return False
+    if not stripped or re.search(r"[A-Za-z]:$", stripped):
+        return False  # a stub heading ("TOTAL ASSETS PAYABLE / IN DOLLARS:")
     if read_unit(stripped) is None:
         return _unread_unit_line(stripped)
     first = re.findall(r"[A-Za-z0-9]+", stripped[:12])
