@@ -374,8 +374,9 @@ def read_table(
     # under a numbered title ("TABLE FFO-2") a second block on the page is a panel of
     # that table: its spanner line ("Net miscellaneous receipts") is no title of its own
     panel = bool(previous_title) and bool(split_title(previous_title).number)
+    span = (min(r.line.x0 for r in block.body), max(r.line.x1 for r in block.body))
     title, unit_lines, header_lines = read_preamble(
-        block.preamble, pitch, height, find_untitled=not panel
+        block.preamble, pitch, height, find_untitled=not panel, span=span
     )
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
     col_labels = column_paths([_phrases(r.line, height) for r in header_lines], columns, height,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 _NUMBER = re.compile(
-    r"^\W{0,3}(?P<num>(?:ta[bh][l1i|]e|chart|exhibit)\s+(?:no\.\s*)?[A-Z0-9]+(?:[-.][A-Z0-9]+)*"
+    r"^\W{0,3}(?P<num>(?:ta[bh][l1i|]e|chart|exhibit|schedule)\s+(?:no\.\s*)?[A-Z0-9]+(?:[-.][A-Z0-9]+)*"
     r"|section\s+[IVX0-9]{1,5}(?=\.?\s*[-\u2013\u2014~])"
     r"|[A-Z]{1,5}(?:-[A-Z0-9]{1,5})+(?=\.?\s*[\u2013\u2014]))"
     r"\s*[.:]?\s*[-\u2013\u2014~]*\s*",
@@ -51,7 +51,7 @@ _FUZZY_UNIT_TAIL = re.compile(r"\s*\(([^()]{6,40})\)\s*$")
 # "Table 3.-", "TABLE FFO-3—", "Table CM—IV—4. —", "Chart CM-C.—", "Table I.- ": the word,
 # then a number code (a first part, then dash-joined parts of figures or roman numerals)
 _NUMBERED = re.compile(
-    r"^\W{0,3}(?i:ta[bh][l1i|]e|chart|exhibit)\s+(?:(?i:no)\.\s*)?"
+    r"^\W{0,3}(?i:ta[bh][l1i|]e|chart|exhibit|schedule)\s+(?:(?i:no)\.\s*)?"
     r"(?P<first>[A-Za-z0-9|!]{1,6})"
     r"(?P<parts>(?:\s?[-\u2013\u2014~]+\s?(?:[0-9IVXivxl|!]{1,5}[A-Z]?|[A-Z])(?![A-Za-z]))*)"
     r"(?P<rest>.*)$"
@@ -72,8 +72,8 @@ def is_numbered_title(text: str) -> bool:
     lettered = bool(parts) and re.match(r"^\s*[.\-\u2013\u2014]", rest) is not None
     if not (re.search(r"\d", first + parts) or re.fullmatch(r"[IVXl|!]+", first) or lettered):
         return False
-    if re.match(r"^\s*[,;]", rest):
-        return False
+    if re.match(r"^\s*[,;)\]]", rest):
+        return False  # "... securities (Schedule 2) 20,000,000.00": a reference in a label
     if re.match(r"^\s*[.:]?\s*[-\u2013\u2014~]", rest):
         return True  # "Table 5.- and Redemptions ..." (OCR lost "Sales"): a title all the same
     words = rest.lstrip(" .:")
@@ -126,6 +126,6 @@ def title_like(text: str) -> bool:
     t = text.strip()
     if len(re.findall(r"[A-Za-z]", t)) < 8:
         return False
-    if re.match(r"^\W{0,2}(source|note|footnote|\d{1,2}/|\*)", t, re.IGNORECASE):
+    if re.match(r"^\W{0,2}(source|note|[a-z]otes?\s*:|footnote|\d{1,2}/|\*)", t, re.IGNORECASE):
         return False
     return True

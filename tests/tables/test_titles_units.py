@@ -15,9 +15,10 @@ from tests.tables.test_layout import COLS, LEFT, PITCH, Page
 
 
 def _rows(page: Page, y: float, labels: list[str], figures: list[str]) -> float:
+    """Body rows with a figure in each of the four columns (the figures given, repeated)."""
     for label in labels:
         page.text(label, LEFT, y)
-        for x1, fig in zip(COLS, figures, strict=False):
+        for x1, fig in zip(COLS, (figures * len(COLS))[: len(COLS)], strict=True):
             page.right(fig, x1, y)
         y += PITCH
     return y
@@ -245,3 +246,135 @@ def test_ocr_unit_lines_are_read_in_the_archives_spelling() -> None:
     t = tables.row(0, named=True)
     assert t["unit"] == "thousands of fine ounces" and t["unit_multiplier"] == 1_000
     assert t["unit_printed"] == "(In thousande of fine ounces)"
+
+
+# ---- titles of untitled-by-number tables ----------------------------------------------
+
+
+def _heads(page: Page, y: float, heads: list[str]) -> None:
+    for x1, head in zip(COLS, heads, strict=False):
+        page.centred(head, x1 - 90, y)
+
+
+def test_a_column_head_over_one_column_is_no_title() -> None:
+    """1939-12 p63: 'Monetary Stocks of Gold and Silver' centred over the table; the
+    last column's head 'Ratio of Silver / to Gold and Silver' stands over that column
+    only, and is no title."""
+    page = Page()
+    page.centred("Monetary Stocks of Gold and Silver", 1275, 200)
+    page.centred("Ratio of Silver", COLS[2] - 90, 330)
+    _heads(page, 360, ["Gold", "Silver"])
+    page.text("End of fiscal year or month", LEFT, 390)
+    _rows(page, 470, ["1934", "1935"], ["7,856.2", "898.2", "10.3"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["statement"].to_list() == ["Monetary Stocks of Gold and Silver"]
+
+
+def test_a_wrapped_title_line_with_figures_is_kept() -> None:
+    """1941-01 p40: 'Uses of Funds of Certain Governmental Corporations and Credit
+    Agencies / for the First 5 Months, Fiscal Year 1941', tall heads well below."""
+    page = Page()
+    page.centred("Uses of Funds of Certain Governmental Corporations and Credit Agencies", 1275, 200)
+    page.centred("for the First 5 Months, Fiscal Year 1941", 1275, 245)
+    _heads(page, 560, ["Administrative", "Loans"])
+    _rows(page, 700, ["Central Bank for Cooperatives", "Commodity Credit"], ["56,582", "32,741,968"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["statement"].to_list() == [
+        "Uses of Funds of Certain Governmental Corporations and Credit Agencies"
+        " for the First 5 Months, Fiscal Year 1941"
+    ]
+
+
+def test_a_head_line_going_on_in_small_letters_is_no_title() -> None:
+    """1941-01 p40, lower panel: OCR kept only the head's second line 'counts and loans'
+    (of 'Allocations, redis- / counts and loans ...'); the panel takes the title above."""
+    page = Page()
+    page.centred("Uses of Funds of Certain Governmental Corporations", 1275, 200)
+    _heads(page, 300, ["Administrative", "Loans"])
+    y = _rows(page, 380, ["Central Bank for Cooperatives", "Commodity Credit"], ["56,582", "32,968"])
+    y += 4 * PITCH
+    page.centred("counts and loans", COLS[1] - 90, y)
+    _heads(page, y + PITCH, ["Investments", "(net)"])
+    _rows(page, y + 3 * PITCH, ["Central Bank for Cooperatives", "Commodity Credit"], ["18,586", "320,342"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["statement"].to_list() == ["Uses of Funds of Certain Governmental Corporations"] * 2
+
+
+def test_a_page_heading_in_capitals_is_not_part_of_the_title() -> None:
+    """1984-06 p88: 'SUMMARY OF ACCOUNTS AND LOANS RECEIVABLE DUE FROM THE PUBLIC, AS OF
+    SEPT. 30, 1983 AND 1982' over 'Accounts and Loans Receivable by Agency' and
+    '[In billions]'; the lower table's title carries its date, on one line."""
+    page = Page()
+    page.centred("SUMMARY OF ACCOUNTS AND LOANS RECEIVABLE DUE FROM THE PUBLIC", 1275, 150)
+    page.centred("Accounts and Loans Receivable by Agency", 1275, 195)
+    page.centred("[In billions]", 1275, 250)
+    _heads(page, 320, ["1983", "1982"])
+    y = _rows(page, 400, ["Agriculture", "Commerce"], ["4.8", "3.7"])
+    page.text("* Less than $100 million.", LEFT, y)
+    y += 5 * PITCH
+    page.centred("Summary Reconciliation of Gross Accounts Receivable, as of Sept. 30, 1983", 1275, y)
+    _heads(page, y + 4 * PITCH, ["Accounts", "Percent"])
+    _rows(page, y + 6 * PITCH, ["Beginning balance", "New receivables"], ["53.7", "93.7"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["statement"].to_list() == [
+        "Accounts and Loans Receivable by Agency",
+        "Summary Reconciliation of Gross Accounts Receivable, as of Sept. 30, 1983",
+    ]
+
+
+def test_a_dated_subtitle_under_the_title_is_not_part_of_it() -> None:
+    """1940-05 p79: 'Vessels Cleared from the United States, ... / Classified by
+    Nationality' and under it the subtitle 'Calendar Years 1938 and 1939, and first
+    quarter, 1940'."""
+    page = Page()
+    page.centred("Vessels Cleared from the United States, Direct for Foreign Ports,", 1275, 200)
+    page.centred("Classified by Nationality", 1275, 245)
+    page.centred("Calendar Years 1938 and 1939, and first quarter, 1940", 1275, 310)
+    _heads(page, 500, ["Number", "Tonnage"])
+    _rows(page, 580, ["Grand total", "Belgian"], ["31,710", "34,192"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["statement"].to_list() == [
+        "Vessels Cleared from the United States, Direct for Foreign Ports, Classified by Nationality"
+    ]
+
+
+def test_a_continued_title_ends_at_its_continuation_mark() -> None:
+    """1984-06 p39: 'Table PDO-4. — Allotments by Investor Classes on Subscriptions for
+    Public Marketable Securities—Continued' then the part's subtitle 'Part B — Bills
+    Other than Regular Weekly Series' and the unit line as OCR read it."""
+    page = Page()
+    page.centred("Table PDO-4. \u2014 Allotments by Investor Classes\u2014Continued", 1275, 200)
+    page.centred("Part B \u2014 Bills Other than Regular Weekly Series", 1275, 240)
+    page.centred("Oo1lar amounts in mitlions. Source: Subscription and allotment reports", 1275, 280)
+    _heads(page, 350, ["Total", "Banks"])
+    _rows(page, 430, ["3/25/82", "4/22/82"], ["5,277", "1,000"])
+    tables, _ = build_tables(page.words(), page.pages())
+    t = tables.row(0, named=True)
+    assert (t["statement"], t["continued"]) == ("Allotments by Investor Classes", True)
+    assert t["unit"] == "millions of dollars"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Face amount outstanding as of December 31, 1940:",  # 1941-01 p29, a stub heading
+        "Hote: Annual balance sheets for the years 1934 through 1940 may be found",  # 1948-05 p57
+    ],
+)
+def test_headings_and_notes_are_no_titles(line: str) -> None:
+    page = Page()
+    page.centred("Statement of the Debt Position of the United States", 1275, 200)
+    _heads(page, 270, ["Amount", "Total"])
+    y = _rows(page, 350, ["Treasury notes", "Treasury bonds"], ["530,838", "4,000"])
+    y += 5 * PITCH
+    page.text(line, LEFT, y)
+    _rows(page, y + 2 * PITCH, ["Interest-bearing", "Matured"], ["2,764", "309"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["statement"].to_list() == ["Statement of the Debt Position of the United States"] * 2
+
+
+def test_a_schedule_named_in_a_label_is_no_title() -> None:
+    """1948-05 p57: 'Investments in United States Government securities (Schedule 2)
+    20,000,000.00' is a row; 'Schedule 1.- Location of Gold ...' a title."""
+    assert not is_numbered_title("(Schedule 2) 20,000,000.00 20,000,000.00")
+    assert is_numbered_title("Schedule 1.- Location of Gold Held by the Stabilization Fund")
