@@ -19,6 +19,7 @@ import polars as pl
 from rapidfuzz import fuzz
 
 from pipeline.tables.axes import cell_periods
+from pipeline.tables.continued import join_continued
 from pipeline.tables.headers import Column, column_paths
 from pipeline.tables.labels import (
     clean_header_path,
@@ -96,6 +97,8 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
             t["word_source"] = "ocr" if ocr else "text_layer"
         table_rows += tables
         cell_rows += cells
+    # a "(Continued)" page takes the statement and unit of the table it continues
+    table_rows = join_continued(table_rows)
     tables_df = pl.DataFrame(table_rows, schema=TABLES_SCHEMA, orient="row")
     cells_df = pl.DataFrame(cell_rows, schema=TABLE_CELLS_SCHEMA, orient="row")
     return (
@@ -161,6 +164,26 @@ def page_tables(
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
+
+
+_SCALE_HEAD = re.compile(r"^\W{0,2}(thousands|millions|billions)\s+of\s", re.IGNORECASE)
+
+
+def _unit_heads(preamble: list[RowLine], columns: list[Column], height: float) -> list[RowLine]:
+    """A unit printed as a column head ("Millions of dollars" over the value columns,
+    not over the stub, no brackets; a unit line says "(In millions of dollars)" or "In
+    millions of dollars", or "millions of dollars)" when OCR lost its opening) is a head line: it is read with the other heads, as the spanner over the
+    columns it stands over."""
+    out = []
+    for r in preamble:
+        over_columns = (
+            r.line.x0 >= columns[0].x0 - 3 * height and r.line.x1 <= columns[-1].x1 + 3 * height
+        )
+        bare = _SCALE_HEAD.match(r.line.text) and not re.search(r"[()\[\]]", r.line.text)
+        if r.kind == "unit" and over_columns and bare:
+            r = RowLine(r.line, "text")
+        out.append(r)
+    return out
 
 
 def _panel_without_unit(table: dict, block: TableBlock, previous_title: str) -> bool:
@@ -374,6 +397,7 @@ def read_table(
     # under a numbered title ("TABLE FFO-2") a second block on the page is a panel of
     # that table: its spanner line ("Net miscellaneous receipts") is no title of its own
     panel = bool(previous_title) and bool(split_title(previous_title).number)
+    block.preamble = _unit_heads(block.preamble, columns, height)
     span = (min(r.line.x0 for r in block.body), max(r.line.x1 for r in block.body))
     title, unit_lines, header_lines = read_preamble(
         block.preamble, pitch, height, find_untitled=not panel, span=span

@@ -168,9 +168,12 @@ def table_unit(
         found = read_unit(line)
         if found:
             return Unit(*found, "unit_line", line.strip())
-    found = read_unit(title)
-    if found:
-        return Unit(*found, "title", title.strip())
+    # a unit in the title is set in brackets ("... Outstanding (In millions of dollars)");
+    # "Total Liabilities by Type, Payable in Dollars" names no unit
+    for part in re.findall(r"[(\[][^()\[\]]*", title or ""):
+        found = read_unit(part)
+        if found:
+            return Unit(*found, "title", title.strip())
     # a unit in the heads counts only when every value column's head names it (a
     # spanner over them all): "Per capita (in dollars)" over one column says nothing
     # of the columns beside it

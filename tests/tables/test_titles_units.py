@@ -378,3 +378,43 @@ def test_a_schedule_named_in_a_label_is_no_title() -> None:
     20,000,000.00' is a row; 'Schedule 1.- Location of Gold ...' a title."""
     assert not is_numbered_title("(Schedule 2) 20,000,000.00 20,000,000.00")
     assert is_numbered_title("Schedule 1.- Location of Gold Held by the Stabilization Fund")
+
+
+def test_a_unit_printed_as_a_column_head_is_read_from_the_column_heads() -> None:
+    """The budget layout (and real tables of the 1960s): 'Millions of dollars' printed
+    as the top head, centred over the value columns, no brackets; under it the years.
+    It is the spanner of every column, and the unit comes from the column heads."""
+    page = Page()
+    page.centred("Table 3.- Budget Receipts by Source", 1275, 200)
+    page.centred("Millions of dollars", (COLS[0] - 180 + COLS[-1]) / 2, 280)
+    _heads(page, 340, ["1950", "1951", "1952", "1953"])
+    page.text("Source", LEFT, 340)
+    _rows(page, 420, ["Individual income tax", "Corporation income tax"], ["1,234", "567"])
+    tables, _ = build_tables(page.words(), page.pages())
+    t = tables.row(0, named=True)
+    assert (t["unit"], t["unit_source"]) == ("millions of dollars", "column_head")
+    assert t["col_labels"][0] == "Millions of dollars / 1950"
+
+
+def test_a_unit_line_that_lost_its_opening_stays_a_unit_line() -> None:
+    """1984-06 p50: '(In millions of dollars)' read 'millions of dollars)', centred
+    under the title: still the unit line, not a head."""
+    page = Page()
+    page.centred("Table IFS-2. \u2014 Selected U.S. Liabilities to Foreigners", 1275, 200)
+    page.centred("millions of dollars)", 1275, 260)
+    _heads(page, 330, ["Total", "Official", "Banks", "Other"])
+    _rows(page, 410, ["1980", "1981"], ["295,462", "156,947"])
+    tables, _ = build_tables(page.words(), page.pages())
+    t = tables.row(0, named=True)
+    assert (t["unit"], t["unit_source"]) == ("millions of dollars", "unit_line")
+
+
+def test_a_title_that_names_dollars_states_no_unit() -> None:
+    """1984-06 p54 / 1997-09 p68: 'Total Liabilities by Type, Payable in Dollars' says
+    what the liabilities are payable in, not the unit of the figures."""
+    page = Page()
+    page.centred("TABLE CM-I-2.--Total Liabilities by Type, Payable in Dollars", 1275, 200)
+    _heads(page, 270, ["Total", "Official", "Banks", "Other"])
+    _rows(page, 350, ["1995", "1996"], ["295,462", "156,947"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit"].to_list() == ["unknown"]
