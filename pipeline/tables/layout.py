@@ -359,13 +359,36 @@ def split_tables(rows: list[RowLine], pitch: float) -> list[TableBlock]:
     return _runs(rows, pitch)
 
 
+def _stub_headings_between(
+    current: TableBlock, pending: list[RowLine], row: RowLine, pitch: float
+) -> bool:
+    """A table goes on past a wide gap when only stub headings stand in it ("TOTAL ASSETS
+    PAYABLE / IN FOREIGN CURRENCIES:", 1940-05 p59): lines in the stub, left of every
+    figure of the rows above, no line more than the usual gap from the next."""
+    if not pending:
+        return False
+    # the amounts' left edge (a day "7" of "Feb. 7" may stand among the values)
+    amounts = [c.x0 for r in current.body for c in r.values if len(re.sub(r"\D", "", c.text)) >= 3]
+    if not amounts:
+        return False
+    # (a lone mark OCR made of a rule or a speck, "I", is no word of a heading)
+    words = [c for p in pending for c in p.line.chunks if len(re.findall(r"\w", c.text)) >= 2]
+    if not words or any(c.x1 >= min(amounts) for c in words):
+        return False
+    mids = [current.body[-1].mid, *(p.mid for p in pending), row.mid]
+    return all(b - a <= 4.5 * pitch for a, b in zip(mids, mids[1:], strict=False))
+
+
 def _runs(rows: list[RowLine], pitch: float) -> list[TableBlock]:
     blocks: list[TableBlock] = []
     current: TableBlock | None = None
     pending: list[RowLine] = []  # non-body lines since the last body row
     for row in rows:
         if row.kind == "body":
-            gap_ok = current is not None and row.mid - current.body[-1].mid <= 4 * pitch
+            gap_ok = current is not None and (
+                row.mid - current.body[-1].mid <= 4 * pitch
+                or _stub_headings_between(current, pending, row, pitch)
+            )
             if current is not None and gap_ok and all(p.kind == "text" for p in pending):
                 if pending:
                     current.inner[len(current.body)] = pending

@@ -418,3 +418,26 @@ def test_a_title_that_names_dollars_states_no_unit() -> None:
     _rows(page, 350, ["1995", "1996"], ["295,462", "156,947"])
     tables, _ = build_tables(page.words(), page.pages())
     assert tables["unit"].to_list() == ["unknown"]
+
+
+def test_a_table_goes_on_past_stub_headings_set_off_by_blank_lines() -> None:
+    """1940-05 p59: 'Short-Term Foreign Assets ...' with its unit line, weekly rows in
+    groups under stub headings ('TOTAL ASSETS PAYABLE / IN FOREIGN CURRENCIES:') set
+    off by a blank line each: one table (its title and unit for every group), not a
+    table per group titled by its heading."""
+    page = Page()
+    page.centred("Short-Term Foreign Assets as Reported by Banks and Bankers", 1275, 200)
+    page.centred("(In thousands of dollars)", 1275, 260)
+    _heads(page, 330, ["Grand total", "United Kingdom", "France", "Canada"])
+    y = 400.0
+    for heading in ("TOTAL SHORT-TERM / FOREIGN ASSETS:", "TOTAL ASSETS PAYABLE / IN DOLLARS:"):
+        for part in heading.split(" / "):
+            page.text(part, LEFT, y)
+            y += PITCH
+        y = _rows(page, y + 0.5 * PITCH, ["Feb. 7", "Feb. 14"], ["535,780", "52,029"])
+        y += 2.2 * PITCH  # a blank line before the next heading
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables.height == 1
+    t = tables.row(0, named=True)
+    assert t["n_rows"] == 4 and t["unit"] == "thousands of dollars"
+    assert t["statement"] == "Short-Term Foreign Assets as Reported by Banks and Bankers"
