@@ -12,7 +12,7 @@ row label.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from statistics import median
 
 import polars as pl
@@ -32,10 +32,10 @@ from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, clean_label, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
 from pipeline.tables.periods import repair_year_run
-from pipeline.tables.preamble import read_preamble
+from pipeline.tables.preamble import read_preamble, unit_heads
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.titles import is_numbered_title, split_title
-from pipeline.tables.units import Unit, is_unit_line, table_unit
+from pipeline.tables.units import is_unit_line, read_table_unit
 
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
 # Figures a column head prints among its words: "Within 1 year", "1-5 years", "20 years
@@ -66,6 +66,7 @@ class TableBlock:
     preamble: list[RowLine]
     body: list[RowLine] = field(default_factory=list)
     inner: dict[int, list[RowLine]] = field(default_factory=dict)  # text lines before body row i
+    page_mid: float | None = None  # the middle of the page image, where titles are centred
 
 
 def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -84,6 +85,11 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
         if "word_source" in pages.columns
         else {}
     )
+    width = (
+        {(r[0], r[1]): r[2] for r in pages.select("doc_id", "page_no", "width_px").iter_rows()}
+        if "width_px" in pages.columns
+        else {}
+    )
     table_rows: list[dict] = []
     cell_rows: list[dict] = []
     lexicon = build_lexicon(words) if "source" in words.columns else None
@@ -91,7 +97,10 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
     for (doc_id, page_no), page_words in lined.group_by(["doc_id", "page_no"], maintain_order=True):
         ocr = source.get((doc_id, page_no), "ocr") != "text_layer"
         tables, cells = page_tables(
-            page_words, quality.get((doc_id, page_no), ""), lexicon if ocr else None
+            page_words,
+            quality.get((doc_id, page_no), ""),
+            lexicon if ocr else None,
+            width.get((doc_id, page_no)),
         )
         for t in tables:
             t["word_source"] = "ocr" if ocr else "text_layer"
@@ -108,12 +117,16 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
 
 
 def page_tables(
-    words: pl.DataFrame, quality: str = "", lexicon: Lexicon | None = None
+    words: pl.DataFrame,
+    quality: str = "",
+    lexicon: Lexicon | None = None,
+    width: float | None = None,
 ) -> tuple[list[dict], list[dict]]:
     """Tables and cells (as row dicts) of one page's words carrying ``line_idx``.
 
     With a ``lexicon`` (OCR pages), row-label words OCR misspelt are corrected and the
-    label as read is kept in ``row_label_read``.
+    label as read is kept in ``row_label_read``. ``width`` is the page image's width (a
+    title is centred over its table or on the page).
     """
     lines = page_lines(words)
     if not lines or _is_contents_page(lines):
@@ -126,6 +139,8 @@ def page_tables(
     previous_title = ""
     first_title = min((r.mid for r in rows if r.kind == "title"), default=None)
     blocks = _fold_non_tables(split_tables(rows, pitch), height)
+    for b in blocks:
+        b.page_mid = width / 2 if width else None
     # a page head is printed above the page's first table; a unit line further down
     # belongs to the table under it, never to the tables after that one
     first_top = min((b.body[0].mid for b in blocks), default=0.0)
@@ -164,26 +179,6 @@ def page_tables(
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
-
-
-_SCALE_HEAD = re.compile(r"^\W{0,2}(thousands|millions|billions)\s+of\s", re.IGNORECASE)
-
-
-def _unit_heads(preamble: list[RowLine], columns: list[Column], height: float) -> list[RowLine]:
-    """A unit printed as a column head ("Millions of dollars" over the value columns,
-    not over the stub, no brackets; a unit line says "(In millions of dollars)" or "In
-    millions of dollars", or "millions of dollars)" when OCR lost its opening) is a head line: it is read with the other heads, as the spanner over the
-    columns it stands over."""
-    out = []
-    for r in preamble:
-        over_columns = (
-            r.line.x0 >= columns[0].x0 - 3 * height and r.line.x1 <= columns[-1].x1 + 3 * height
-        )
-        bare = _SCALE_HEAD.match(r.line.text) and not re.search(r"[()\[\]]", r.line.text)
-        if r.kind == "unit" and over_columns and bare:
-            r = RowLine(r.line, "text")
-        out.append(r)
-    return out
 
 
 def _panel_without_unit(table: dict, block: TableBlock, previous_title: str) -> bool:
@@ -420,11 +415,12 @@ def read_table(
     # under a numbered title ("TABLE FFO-2") a second block on the page is a panel of
     # that table: its spanner line ("Net miscellaneous receipts") is no title of its own
     panel = bool(previous_title) and bool(split_title(previous_title).number)
-    block.preamble = _unit_heads(block.preamble, columns, height)
+    block.preamble = unit_heads(block.preamble, columns, height)
     span = (min(r.line.x0 for r in block.body), max(r.line.x1 for r in block.body))
     title, unit_lines, header_lines = read_preamble(
-        block.preamble, pitch, height, find_untitled=not panel, span=span
-    )
+        block.preamble, pitch, height, find_untitled=not panel, span=span,
+        page_mid=block.page_mid,
+    )  # fmt: skip
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
     col_labels = column_paths([_phrases(r.line, height) for r in header_lines], columns, height,
                               pitch)  # fmt: skip
@@ -440,7 +436,7 @@ def read_table(
         stub_head = lexicon.correct(stub_head)[0]
         title = lexicon.correct(title)[0]
     parsed_title = split_title(title)
-    unit = _read_unit(title, unit_lines, col_labels, page_head or [], lexicon)
+    unit = read_table_unit(title, unit_lines, col_labels, page_head or [], lexicon)
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
@@ -519,32 +515,6 @@ def read_table(
         "quality": quality,
     }
     return table, cells
-
-
-def _read_unit(
-    title: str,
-    unit_lines: list[str],
-    col_labels: list[str],
-    page_head: list[str],
-    lexicon: Lexicon | None,
-) -> Unit:
-    """The table's unit (:func:`table_unit`); on an OCR page the unit lines are read in
-    the archive's spelling ("(In thousande of fine ouncee)" -> "thousands of fine
-    ounces"), and ``unit.printed`` stays the line as read."""
-    if lexicon is None:
-        return table_unit(title, unit_lines, col_labels, page_head)
-    as_read: dict[str, str] = {}
-    for line in [*unit_lines, *page_head]:
-        as_read[lexicon.correct(line)[0].strip()] = line.strip()
-    unit = table_unit(
-        title,
-        [lexicon.correct(u)[0] for u in unit_lines],
-        col_labels,
-        [lexicon.correct(u)[0] for u in page_head],
-    )
-    if unit.source in ("unit_line", "page_head"):
-        unit = replace(unit, printed=as_read.get(unit.printed, unit.printed))
-    return unit
 
 
 def _phrases(line: Line, height: float) -> Line:

@@ -9,12 +9,14 @@ a title. :func:`read_preamble` splits a table block's preamble into those parts.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pipeline.tables.titles import is_legend, title_like
 from pipeline.tables.units import read_unit
 
 if TYPE_CHECKING:
+    from pipeline.tables.headers import Column
     from pipeline.tables.layout import RowLine
 
 _SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
@@ -26,6 +28,7 @@ def read_preamble(
     height: float,
     find_untitled: bool = True,
     span: tuple[float, float] | None = None,
+    page_mid: float | None = None,
 ) -> tuple[str, list[str], list[RowLine]]:
     """Title, unit lines and header lines from the lines above the first body row.
 
@@ -33,8 +36,10 @@ def read_preamble(
     else the title-like text lines just above the unit line or the headers; a chart
     legend (several short phrases spread over the line) is never a title. ``span`` is
     the table's left and right edge: an untitled table's title is centred over it (or
-    set flush with its left edge), never over one of its columns.
+    set flush with its left edge) or centred on the page (``page_mid``), never over one
+    of its columns.
     """
+    spans = (span, page_mid)
     title_at = max((i for i, r in enumerate(preamble) if r.kind == "title"), default=None)
     unit_at = [i for i, r in enumerate(preamble) if r.kind == "unit"]
     if title_at is not None:
@@ -115,8 +120,10 @@ def read_preamble(
         lead = []
         for row in tail[skip:]:
             if not (
-                _title_line(row, height) and _centred(row, span, height)
-                or lead and _title_continued(row, lead[-1], height)
+                _title_line(row, height)
+                and _centred(row, *spans, height)
+                or lead
+                and _title_continued(row, lead[-1], height)
             ):
                 break
             lead.append(row)
@@ -132,7 +139,7 @@ def read_preamble(
             for row in reversed(above):
                 if (
                     _title_line(row, height)
-                    and _centred(row, span, height)
+                    and _centred(row, *spans, height)
                     and (not run or run[0].mid - row.mid <= 2 * pitch)
                 ):
                     run.insert(0, row)
@@ -189,14 +196,18 @@ def _dated(row: RowLine) -> bool:
     return any(c.is_number for c in row.line.chunks)
 
 
-def _centred(row: RowLine, span: tuple[float, float] | None, height: float) -> bool:
-    """A line centred over the table, or set flush with its left edge: where a title is
-    printed. A column head stands over one column ("Ratio of Silver to Gold and Silver"
-    over the last column of 1939-12 p63), well off the table's centre."""
+def _centred(
+    row: RowLine, span: tuple[float, float] | None, page_mid: float | None, height: float
+) -> bool:
+    """A line centred over the table or on the page, or set flush with the table's left
+    edge: where a title is printed. A column head stands over one column ("Ratio of
+    Silver to Gold and Silver" over the last column of 1939-12 p63), well off both."""
     if span is None:
         return True
     x0, x1 = span
     mid = (row.line.x0 + row.line.x1) / 2
+    if page_mid is not None and abs(mid - page_mid) <= 0.1 * page_mid:
+        return True
     return abs(mid - (x0 + x1) / 2) <= 0.2 * (x1 - x0) or abs(row.line.x0 - x0) <= 2 * height
 
 
@@ -235,3 +246,24 @@ def _legend(row: RowLine, height: float) -> bool:
     chunks = row.line.chunks
     gaps = [b.x0 - a.x1 for a, b in zip(chunks, chunks[1:], strict=False)]
     return is_legend([c.text for c in chunks], gaps, height)
+
+
+_SCALE_HEAD = re.compile(r"^\W{0,2}(thousands|millions|billions)\s+of\s", re.IGNORECASE)
+
+
+def unit_heads(preamble: list[RowLine], columns: list[Column], height: float) -> list[RowLine]:
+    """A unit printed as a column head ("Millions of dollars" over the value columns,
+    not over the stub, no brackets) is a head line: it is read with the other heads, as
+    the spanner over the columns it stands over. A unit line says "(In millions of
+    dollars)", "In millions of dollars", or "millions of dollars)" when OCR lost its
+    opening."""
+    out = []
+    for r in preamble:
+        over_columns = (
+            r.line.x0 >= columns[0].x0 - 3 * height and r.line.x1 <= columns[-1].x1 + 3 * height
+        )
+        bare = _SCALE_HEAD.match(r.line.text) and not re.search(r"[()\[\]]", r.line.text)
+        if r.kind == "unit" and over_columns and bare:
+            r = replace(r, kind="text", label=[], values=[])
+        out.append(r)
+    return out

@@ -11,9 +11,13 @@ no multiplier: a unit is never assumed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Levenshtein
+
+if TYPE_CHECKING:
+    from pipeline.tables.lexicon import Lexicon
 
 _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _SCALE = r"(thousand|million|billion)s?"
@@ -187,3 +191,29 @@ def table_unit(
         if found:
             return Unit(*found, "page_head", line.strip())
     return UNKNOWN
+
+
+def read_table_unit(
+    title: str,
+    unit_lines: list[str],
+    col_labels: list[str],
+    page_head: list[str],
+    lexicon: Lexicon | None = None,
+) -> Unit:
+    """The table's unit (:func:`table_unit`); on an OCR page the unit lines are read in
+    the archive's spelling ("(In thousande of fine ouncee)" -> "thousands of fine
+    ounces"), and ``unit.printed`` stays the line as read."""
+    if lexicon is None:
+        return table_unit(title, unit_lines, col_labels, page_head)
+    as_read: dict[str, str] = {}
+    for line in [*unit_lines, *page_head]:
+        as_read[lexicon.correct(line)[0].strip()] = line.strip()
+    unit = table_unit(
+        title,
+        [lexicon.correct(u)[0] for u in unit_lines],
+        col_labels,
+        [lexicon.correct(u)[0] for u in page_head],
+    )
+    if unit.source in ("unit_line", "page_head"):
+        unit = replace(unit, printed=as_read.get(unit.printed, unit.printed))
+    return unit

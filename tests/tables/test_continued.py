@@ -66,7 +66,9 @@ def test_without_the_page_before_a_continued_table_stays_unknown() -> None:
 def test_the_same_number_under_another_name_is_another_table() -> None:
     """1953-09: 'Table 3' restarts in each section; 'Table 3.- Other Taxable Issues -
     (Continued)' does not continue 'Table 3.- Sales and Redemptions by Periods'."""
-    first = _page(1, "Table 3.- Sales and Redemptions by Periods", "(In millions of dollars)", HEADS)
+    first = _page(
+        1, "Table 3.- Sales and Redemptions by Periods", "(In millions of dollars)", HEADS
+    )
     second = _page(2, "Table 3.- Other Taxable Issues - (Continued)", None, HEADS)
     t = _build(first, second).row(1, named=True)
     assert (t["statement"], t["unit"]) == ("Other Taxable Issues", "unknown")

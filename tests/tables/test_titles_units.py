@@ -127,7 +127,11 @@ def test_section_and_ocr_forms_of_the_number() -> None:
         "Interest-Bearing Securities"
     )
     t = split_title("Table 1 ~- Regular Federal Grants-in-aid to States - (Continued)")
-    assert (t.number, t.name, t.continued) == ("Table 1", "Regular Federal Grants-in-aid to States", True)
+    assert (t.number, t.name, t.continued) == (
+        "Table 1",
+        "Regular Federal Grants-in-aid to States",
+        True,
+    )
     assert split_title("Tabie FCP\u20141V\u20142. \u2014 Weekly Bank Positions").name == (
         "Weekly Bank Positions"
     )
@@ -176,7 +180,10 @@ def test_a_data_table_under_a_chart_takes_the_chart_title() -> None:
     tables, _ = build_tables(page.words(), page.pages())
     t = tables.row(0, named=True)
     assert t["table_number"] == "CHART CM-C"
-    assert t["statement"] == "Net Purchases of Long-Term Domestic Securities by Foreigners, Selected Countries"
+    assert (
+        t["statement"]
+        == "Net Purchases of Long-Term Domestic Securities by Foreigners, Selected Countries"
+    )
     assert t["unit"] == "millions of dollars"
 
 
@@ -274,10 +281,14 @@ def test_a_wrapped_title_line_with_figures_is_kept() -> None:
     """1941-01 p40: 'Uses of Funds of Certain Governmental Corporations and Credit
     Agencies / for the First 5 Months, Fiscal Year 1941', tall heads well below."""
     page = Page()
-    page.centred("Uses of Funds of Certain Governmental Corporations and Credit Agencies", 1275, 200)
+    page.centred(
+        "Uses of Funds of Certain Governmental Corporations and Credit Agencies", 1275, 200
+    )
     page.centred("for the First 5 Months, Fiscal Year 1941", 1275, 245)
     _heads(page, 560, ["Administrative", "Loans"])
-    _rows(page, 700, ["Central Bank for Cooperatives", "Commodity Credit"], ["56,582", "32,741,968"])
+    _rows(
+        page, 700, ["Central Bank for Cooperatives", "Commodity Credit"], ["56,582", "32,741,968"]
+    )
     tables, _ = build_tables(page.words(), page.pages())
     assert tables["statement"].to_list() == [
         "Uses of Funds of Certain Governmental Corporations and Credit Agencies"
@@ -291,13 +302,22 @@ def test_a_head_line_going_on_in_small_letters_is_no_title() -> None:
     page = Page()
     page.centred("Uses of Funds of Certain Governmental Corporations", 1275, 200)
     _heads(page, 300, ["Administrative", "Loans"])
-    y = _rows(page, 380, ["Central Bank for Cooperatives", "Commodity Credit"], ["56,582", "32,968"])
+    y = _rows(
+        page, 380, ["Central Bank for Cooperatives", "Commodity Credit"], ["56,582", "32,968"]
+    )
     y += 4 * PITCH
     page.centred("counts and loans", COLS[1] - 90, y)
     _heads(page, y + PITCH, ["Investments", "(net)"])
-    _rows(page, y + 3 * PITCH, ["Central Bank for Cooperatives", "Commodity Credit"], ["18,586", "320,342"])
+    _rows(
+        page,
+        y + 3 * PITCH,
+        ["Central Bank for Cooperatives", "Commodity Credit"],
+        ["18,586", "320,342"],
+    )
     tables, _ = build_tables(page.words(), page.pages())
-    assert tables["statement"].to_list() == ["Uses of Funds of Certain Governmental Corporations"] * 2
+    assert (
+        tables["statement"].to_list() == ["Uses of Funds of Certain Governmental Corporations"] * 2
+    )
 
 
 def test_a_page_heading_in_capitals_is_not_part_of_the_title() -> None:
@@ -312,7 +332,9 @@ def test_a_page_heading_in_capitals_is_not_part_of_the_title() -> None:
     y = _rows(page, 400, ["Agriculture", "Commerce"], ["4.8", "3.7"])
     page.text("* Less than $100 million.", LEFT, y)
     y += 5 * PITCH
-    page.centred("Summary Reconciliation of Gross Accounts Receivable, as of Sept. 30, 1983", 1275, y)
+    page.centred(
+        "Summary Reconciliation of Gross Accounts Receivable, as of Sept. 30, 1983", 1275, y
+    )
     _heads(page, y + 4 * PITCH, ["Accounts", "Percent"])
     _rows(page, y + 6 * PITCH, ["Beginning balance", "New receivables"], ["53.7", "93.7"])
     tables, _ = build_tables(page.words(), page.pages())
@@ -334,7 +356,8 @@ def test_a_dated_subtitle_under_the_title_is_not_part_of_it() -> None:
     _rows(page, 580, ["Grand total", "Belgian"], ["31,710", "34,192"])
     tables, _ = build_tables(page.words(), page.pages())
     assert tables["statement"].to_list() == [
-        "Vessels Cleared from the United States, Direct for Foreign Ports, Classified by Nationality"
+        "Vessels Cleared from the United States, Direct for Foreign Ports,"
+        " Classified by Nationality"
     ]
 
 
@@ -345,7 +368,9 @@ def test_a_continued_title_ends_at_its_continuation_mark() -> None:
     page = Page()
     page.centred("Table PDO-4. \u2014 Allotments by Investor Classes\u2014Continued", 1275, 200)
     page.centred("Part B \u2014 Bills Other than Regular Weekly Series", 1275, 240)
-    page.centred("Oo1lar amounts in mitlions. Source: Subscription and allotment reports", 1275, 280)
+    page.centred(
+        "Oo1lar amounts in mitlions. Source: Subscription and allotment reports", 1275, 280
+    )
     _heads(page, 350, ["Total", "Banks"])
     _rows(page, 430, ["3/25/82", "4/22/82"], ["5,277", "1,000"])
     tables, _ = build_tables(page.words(), page.pages())
@@ -370,7 +395,9 @@ def test_headings_and_notes_are_no_titles(line: str) -> None:
     page.text(line, LEFT, y)
     _rows(page, y + 2 * PITCH, ["Interest-bearing", "Matured"], ["2,764", "309"])
     tables, _ = build_tables(page.words(), page.pages())
-    assert tables["statement"].to_list() == ["Statement of the Debt Position of the United States"] * 2
+    assert (
+        tables["statement"].to_list() == ["Statement of the Debt Position of the United States"] * 2
+    )
 
 
 def test_a_schedule_named_in_a_label_is_no_title() -> None:
