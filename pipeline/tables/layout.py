@@ -19,6 +19,7 @@ import polars as pl
 from rapidfuzz import fuzz
 
 from pipeline.tables.axes import cell_periods
+from pipeline.tables.continued import join_continued
 from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.labels import (
     clean_header_path,
@@ -29,14 +30,13 @@ from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
 from pipeline.tables.numbers import parse_number
 from pipeline.tables.periods import MONTH_NAME
-from pipeline.tables.preamble import read_preamble
+from pipeline.tables.preamble import read_preamble, unit_heads
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub import read_stub
 from pipeline.tables.stubs import repair_year_run
-from pipeline.tables.titles import split_title
-from pipeline.tables.units import is_unit_line, table_unit
+from pipeline.tables.titles import is_numbered_title, split_title
+from pipeline.tables.units import is_unit_line, read_table_unit
 
-_TITLE = re.compile(r"^\W{0,3}table\s+[\w.-]+", re.IGNORECASE)
 # a date closing a label after a comma: "balance, Sept." wants its day ("30,"),
 # "balance, Sept. 30," its year (a stub of dates, "June 15, | 1963", keeps its columns)
 _DATE_TO_DAY = re.compile(
@@ -72,6 +72,7 @@ class TableBlock:
     preamble: list[RowLine]
     body: list[RowLine] = field(default_factory=list)
     inner: dict[int, list[RowLine]] = field(default_factory=dict)  # text lines before body row i
+    page_mid: float | None = None  # the middle of the page image, where titles are centred
 
 
 def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -90,6 +91,11 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
         if "word_source" in pages.columns
         else {}
     )
+    width = (
+        {(r[0], r[1]): r[2] for r in pages.select("doc_id", "page_no", "width_px").iter_rows()}
+        if "width_px" in pages.columns
+        else {}
+    )
     table_rows: list[dict] = []
     cell_rows: list[dict] = []
     lexicon = build_lexicon(words) if "source" in words.columns else None
@@ -97,12 +103,17 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
     for (doc_id, page_no), page_words in lined.group_by(["doc_id", "page_no"], maintain_order=True):
         ocr = source.get((doc_id, page_no), "ocr") != "text_layer"
         tables, cells = page_tables(
-            page_words, quality.get((doc_id, page_no), ""), lexicon if ocr else None
+            page_words,
+            quality.get((doc_id, page_no), ""),
+            lexicon if ocr else None,
+            width.get((doc_id, page_no)),
         )
         for t in tables:
             t["word_source"] = "ocr" if ocr else "text_layer"
         table_rows += tables
         cell_rows += cells
+    # a "(Continued)" page takes the statement and unit of the table it continues
+    table_rows = join_continued(table_rows)
     tables_df = pl.DataFrame(table_rows, schema=TABLES_SCHEMA, orient="row")
     cells_df = pl.DataFrame(cell_rows, schema=TABLE_CELLS_SCHEMA, orient="row")
     return (
@@ -112,12 +123,16 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
 
 
 def page_tables(
-    words: pl.DataFrame, quality: str = "", lexicon: Lexicon | None = None
+    words: pl.DataFrame,
+    quality: str = "",
+    lexicon: Lexicon | None = None,
+    width: float | None = None,
 ) -> tuple[list[dict], list[dict]]:
     """Tables and cells (as row dicts) of one page's words carrying ``line_idx``.
 
     With a ``lexicon`` (OCR pages), row-label words OCR misspelt are corrected and the
-    label as read is kept in ``row_label_read``.
+    label as read is kept in ``row_label_read``. ``width`` is the page image's width (a
+    title is centred over its table or on the page).
     """
     lines = page_lines(words)
     if not lines or _is_contents_page(lines):
@@ -129,7 +144,9 @@ def page_tables(
     tables, cells = [], []
     previous_title = ""
     first_title = min((r.mid for r in rows if r.kind == "title"), default=None)
-    blocks = split_tables(rows, pitch)
+    blocks = _fold_non_tables(split_tables(rows, pitch), height)
+    for b in blocks:
+        b.page_mid = width / 2 if width else None
     # a page head is printed above the page's first table; a unit line further down
     # belongs to the table under it, never to the tables after that one
     first_top = min((b.body[0].mid for b in blocks), default=0.0)
@@ -156,6 +173,11 @@ def page_tables(
             table, table_cells = read_table(
                 block, table_no, height, pitch, quality, page_head, previous_title, lexicon
             )
+        if table is not None and tables and _panel_without_unit(table, block, previous_title):
+            # a panel under the table above (its title carried over, no unit of its own)
+            # is in the unit of that table
+            for key in ("unit", "unit_multiplier", "unit_source", "unit_printed"):
+                table[key] = tables[-1][key]
         if table is not None:
             tables.append(table)
             cells += table_cells
@@ -163,6 +185,39 @@ def page_tables(
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
+
+
+def _panel_without_unit(table: dict, block: TableBlock, previous_title: str) -> bool:
+    """A table that took the title of the table above it (it prints none of its own) and
+    reads no unit: the lower panel of that table."""
+    return (
+        table["unit_multiplier"] is None
+        and bool(previous_title)
+        and table["title"] == previous_title
+        and not any(r.kind in ("title", "unit") for r in block.preamble)
+    )
+
+
+def _fold_non_tables(blocks: list[TableBlock], height: float) -> list[TableBlock]:
+    """A run of "body rows" without value columns (a running head "May 1948 ... 33" over
+    "TREASURY SURVEY ... 1948", or head lines that print counts, "5,886 commercial banks")
+    is no table: its lines are text above the next table, whose title and unit line may
+    stand above them. Without this the next table loses its title, and the page head is
+    taken to end at the running head."""
+    out: list[TableBlock] = []
+    carry: list[RowLine] = []
+    for block in blocks:
+        columns = find_columns(block.body, height)
+        if columns and not _is_page_listing(block, columns):
+            if carry:
+                block.preamble = carry + block.preamble
+                carry = []
+            out.append(block)
+            continue
+        carry += block.preamble
+        for i, row in enumerate(block.body):
+            carry += block.inner.get(i, []) + [RowLine(row.line, "text")]
+    return out
 
 
 def _join_raised_labels(rows: list[RowLine], height: float) -> list[RowLine]:
@@ -214,7 +269,7 @@ def _line_pitch(rows: list[RowLine], height: float) -> float:
 def classify_line(line: Line, margin: float, height: float) -> RowLine:
     """Title, unit line, header-like (years / column numbers), body row or other text."""
     text = line.text
-    if _TITLE.match(text):
+    if is_numbered_title(text):
         return RowLine(line, "title")
     numbers = [c for c in line.chunks if c.is_number]
     if is_unit_line(text) and len(numbers) <= 1:
@@ -339,13 +394,36 @@ def split_tables(rows: list[RowLine], pitch: float) -> list[TableBlock]:
     return _runs(rows, pitch)
 
 
+def _stub_headings_between(
+    current: TableBlock, pending: list[RowLine], row: RowLine, pitch: float
+) -> bool:
+    """A table goes on past a wide gap when only stub headings stand in it ("TOTAL ASSETS
+    PAYABLE / IN FOREIGN CURRENCIES:", 1940-05 p59): lines in the stub, left of every
+    figure of the rows above, no line more than the usual gap from the next."""
+    if not pending:
+        return False
+    # the amounts' left edge (a day "7" of "Feb. 7" may stand among the values)
+    amounts = [c.x0 for r in current.body for c in r.values if len(re.sub(r"\D", "", c.text)) >= 3]
+    if not amounts:
+        return False
+    # (a lone mark OCR made of a rule or a speck, "I", is no word of a heading)
+    words = [c for p in pending for c in p.line.chunks if len(re.findall(r"\w", c.text)) >= 2]
+    if not words or any(c.x1 >= min(amounts) for c in words):
+        return False
+    mids = [current.body[-1].mid, *(p.mid for p in pending), row.mid]
+    return all(b - a <= 4.5 * pitch for a, b in zip(mids, mids[1:], strict=False))
+
+
 def _runs(rows: list[RowLine], pitch: float) -> list[TableBlock]:
     blocks: list[TableBlock] = []
     current: TableBlock | None = None
     pending: list[RowLine] = []  # non-body lines since the last body row
     for row in rows:
         if row.kind == "body":
-            gap_ok = current is not None and row.mid - current.body[-1].mid <= 4 * pitch
+            gap_ok = current is not None and (
+                row.mid - current.body[-1].mid <= 4 * pitch
+                or _stub_headings_between(current, pending, row, pitch)
+            )
             if current is not None and gap_ok and all(p.kind == "text" for p in pending):
                 if pending:
                     current.inner[len(current.body)] = pending
@@ -377,9 +455,12 @@ def read_table(
     # under a numbered title ("TABLE FFO-2") a second block on the page is a panel of
     # that table: its spanner line ("Net miscellaneous receipts") is no title of its own
     panel = bool(previous_title) and bool(split_title(previous_title).number)
+    block.preamble = unit_heads(block.preamble, columns, height)
+    span = (min(r.line.x0 for r in block.body), max(r.line.x1 for r in block.body))
     title, unit_lines, header_lines = read_preamble(
-        block.preamble, pitch, height, find_untitled=not panel
-    )
+        block.preamble, pitch, height, find_untitled=not panel, span=span,
+        page_mid=block.page_mid,
+    )  # fmt: skip
     header_lines = _take_first_label_lines(block, header_lines, columns, height, pitch)
     heads = column_heads([r.line for r in header_lines], columns, height, pitch)
     col_labels = [clean_header_path(c) for c in heads.paths]
@@ -399,7 +480,7 @@ def read_table(
         stub_head = lexicon.correct(stub_head)[0]
         title = lexicon.correct(title)[0]
     parsed_title = split_title(title)
-    unit = table_unit(title, unit_lines, col_labels, page_head or [])
+    unit = read_table_unit(title, unit_lines, col_labels, page_head or [], lexicon)
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"

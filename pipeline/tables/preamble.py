@@ -9,26 +9,37 @@ a title. :func:`read_preamble` splits a table block's preamble into those parts.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pipeline.tables.titles import is_legend, title_like
 from pipeline.tables.units import read_unit
 
 if TYPE_CHECKING:
+    from pipeline.tables.headers import Column
     from pipeline.tables.layout import RowLine
 
 _SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
 
 
 def read_preamble(
-    preamble: list[RowLine], pitch: float, height: float, find_untitled: bool = True
+    preamble: list[RowLine],
+    pitch: float,
+    height: float,
+    find_untitled: bool = True,
+    span: tuple[float, float] | None = None,
+    page_mid: float | None = None,
 ) -> tuple[str, list[str], list[RowLine]]:
     """Title, unit lines and header lines from the lines above the first body row.
 
     The title is a "Table ..." line (with the line after it when the title wraps), or
     else the title-like text lines just above the unit line or the headers; a chart
-    legend (several short phrases spread over the line) is never a title.
+    legend (several short phrases spread over the line) is never a title. ``span`` is
+    the table's left and right edge: an untitled table's title is centred over it (or
+    set flush with its left edge) or centred on the page (``page_mid``), never over one
+    of its columns.
     """
+    spans = (span, page_mid)
     title_at = max((i for i, r in enumerate(preamble) if r.kind == "title"), default=None)
     unit_at = [i for i, r in enumerate(preamble) if r.kind == "unit"]
     if title_at is not None:
@@ -42,6 +53,13 @@ def read_preamble(
         parts = [preamble[title_at]]
         first = preamble[title_at].line
         for r in preamble[title_at + 1 :]:
+            if _CONTINUED_END.search(parts[-1].line.text):
+                # "...Securities—Continued" closes the title; a line under it is a
+                # subtitle ("Part B — Bills ...") or the unit line
+                if read_unit(r.line.text) is not None and r.kind == "text":
+                    unit_lines.insert(0, r.line.text)
+                    title_at += 1
+                break
             # a wrapped title goes on in one phrase right under its first line, centred
             # under it (or flush with it); a column head under a title without a unit
             # line ("Held by", "Millions of dollars") stands over the value columns
@@ -79,6 +97,7 @@ def read_preamble(
                 or _legend(r, height)
                 or _NOTE_LINE.match(r.line.text)
                 or below.line.y0 - r.line.y1 > 2.5 * height
+                or _heading_over(r, below)
             ):
                 break
             above.insert(0, r)
@@ -102,9 +121,16 @@ def read_preamble(
         skip = 1 if tail and _page_number(tail[0]) else 0
         lead = []
         for row in tail[skip:]:
-            if not (_title_line(row, height) or lead and _title_continued(row, lead[-1], height)):
+            if not (
+                _title_line(row, height)
+                and _centred(row, *spans, height)
+                or lead
+                and _title_continued(row, lead[-1], height)
+            ):
                 break
             lead.append(row)
+        while len(lead) > 1 and _dated(lead[-1]) and not lead[-1].line.text[:1].islower():
+            lead.pop()  # a subtitle under the title ("Calendar Years 1938 and 1939")
         if lead and skip + len(lead) < len(tail):
             title = " ".join(r.line.text for r in lead)
             tail = tail[skip + len(lead) :]
@@ -113,10 +139,24 @@ def read_preamble(
             above = headers[: len(headers) - len(tail)]
             run: list[RowLine] = []
             for row in reversed(above):
-                if _title_line(row, height) and (not run or run[0].mid - row.mid <= 2 * pitch):
+                if (
+                    _title_line(row, height)
+                    and _centred(row, *spans, height)
+                    and (not run or run[0].mid - row.mid <= 2 * pitch)
+                ):
                     run.insert(0, row)
                 elif run:
                     break
+            while len(run) > 1 and _dated(run[-1]) and not run[-1].line.text[:1].islower():
+                run.pop()  # a subtitle under the title ("Calendar Years 1938 and 1939")
+            if run:
+                # the title's wrapped second line ("for the First 5 Months, Fiscal Year
+                # 1941") carries figures, so it is not a title line of its own
+                at = above.index(run[-1])
+                for row in above[at + 1 :]:
+                    if not _title_continued(row, run[-1], height):
+                        break
+                    run.append(row)
             if run and (tail[0].mid - run[-1].mid if tail else 0) <= 12 * pitch:
                 title = " ".join(r.line.text for r in run)
     return title.strip(), unit_lines, tail
@@ -129,14 +169,58 @@ _NOTE_LINE = re.compile(r"^\s*([A-Za-z]ote\s*:|\d{1,2}/?\s|\*|source\s*:)", re.I
 def _title_line(row: RowLine, height: float) -> bool:
     """A line that reads as a title: one phrase of three or more words, no figures."""
     chunks = row.line.chunks
-    if row.kind not in ("text", "title") or any(c.is_number for c in chunks):
-        return False
-    gaps = [b.x0 - a.x1 for a, b in zip(chunks, chunks[1:], strict=False)]
+    if row.kind not in ("text", "title") or any(
+        c.is_number and not _DATE_FIGURE.fullmatch(c.text.strip()) for c in chunks
+    ):
+        return False  # figures, but for a date's day and year ("as of Sept. 30, 1983")
     text = row.line.text
+    if not re.match(r"^\W{0,2}[A-Z0-9]", text):
+        return False  # a head's second line ("counts and loans"), not a title's first
+    if re.search(r"[A-Za-z0-9]\s*:$", text.strip()):
+        return False  # a stub heading ("Face amount outstanding as of December 31, 1940:")
+    letters = re.sub(r"[^A-Za-z]", "", text)
+    if _dated(row) and letters.isupper():
+        return False  # a dated page head ("TREASURY FINANCING OPERATIONS, JANUARY-MARCH 1984")
+    gaps = [b.x0 - a.x1 for a, b in zip(chunks, chunks[1:], strict=False)]
     # one phrase; a long title line may keep one wide gap where OCR dropped a word
     wide = [g for g in gaps if g >= 2 * height]
     one_phrase = not wide or (len(wide) == 1 and wide[0] < 10 * height and len(text.split()) >= 5)
     return one_phrase and len(text.split()) >= 3 and title_like(text)
+
+
+_DATE_FIGURE = re.compile(r"\d{1,2},?|(18|19|20)\d\d[.,]?")
+_CONTINUED_END = re.compile(
+    r"[(\[\s\-\u2013\u2014]\s*(continued|cont'?d)\s*\.?\s*[)\]]?\s*$", re.IGNORECASE
+)
+
+
+def _dated(row: RowLine) -> bool:
+    return any(c.is_number for c in row.line.chunks)
+
+
+def _centred(
+    row: RowLine, span: tuple[float, float] | None, page_mid: float | None, height: float
+) -> bool:
+    """A line centred over the table or on the page, or set flush with the table's left
+    edge: where a title is printed. A column head stands over one column ("Ratio of
+    Silver to Gold and Silver" over the last column of 1939-12 p63), well off both."""
+    if span is None:
+        return True
+    x0, x1 = span
+    mid = (row.line.x0 + row.line.x1) / 2
+    if page_mid is not None and abs(mid - page_mid) <= 0.1 * page_mid:
+        return True
+    return abs(mid - (x0 + x1) / 2) <= 0.2 * (x1 - x0) or abs(row.line.x0 - x0) <= 2 * height
+
+
+def _heading_over(row: RowLine, title: RowLine) -> bool:
+    """An all-capitals line over a title set in capitals and small letters: the page's
+    or section's heading ("SUMMARY OF ACCOUNTS AND LOANS RECEIVABLE ... AS OF SEPT. 30,
+    1983 AND 1982" over "Accounts and Loans Receivable by Agency"), not the title's
+    first line (a title wraps in one style)."""
+    letters = re.sub(r"[^A-Za-z]", "", row.line.text)
+    below = re.sub(r"[^A-Za-z]", "", title.line.text)
+    return len(letters) >= 8 and letters.isupper() and not below.isupper()
 
 
 def _title_continued(row: RowLine, above: RowLine, height: float) -> bool:
@@ -164,3 +248,24 @@ def _legend(row: RowLine, height: float) -> bool:
     chunks = row.line.chunks
     gaps = [b.x0 - a.x1 for a, b in zip(chunks, chunks[1:], strict=False)]
     return is_legend([c.text for c in chunks], gaps, height)
+
+
+_SCALE_HEAD = re.compile(r"^\W{0,2}(thousands|millions|billions)\s+of\s", re.IGNORECASE)
+
+
+def unit_heads(preamble: list[RowLine], columns: list[Column], height: float) -> list[RowLine]:
+    """A unit printed as a column head ("Millions of dollars" over the value columns,
+    not over the stub, no brackets) is a head line: it is read with the other heads, as
+    the spanner over the columns it stands over. A unit line says "(In millions of
+    dollars)", "In millions of dollars", or "millions of dollars)" when OCR lost its
+    opening."""
+    out = []
+    for r in preamble:
+        over_columns = (
+            r.line.x0 >= columns[0].x0 - 3 * height and r.line.x1 <= columns[-1].x1 + 3 * height
+        )
+        bare = _SCALE_HEAD.match(r.line.text) and not re.search(r"[()\[\]]", r.line.text)
+        if r.kind == "unit" and over_columns and bare:
+            r = replace(r, kind="text", label=[], values=[])
+        out.append(r)
+    return out

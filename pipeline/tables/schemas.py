@@ -17,7 +17,8 @@ TABLES_SCHEMA = {
     # "millions of dollars", "thousands", "dollars", "percent"; "unknown" if none printed
     "unit": pl.String,
     "unit_multiplier": pl.Int64,  # 1, 1_000, 1_000_000, 1_000_000_000; null when unknown
-    "unit_source": pl.String,  # unit_line | title | column_head | page_head | none
+    # unit_line | title | column_head | page_head | continued (from the table it continues) | none
+    "unit_source": pl.String,
     "unit_printed": pl.String,  # the printed text the unit was read from
     "stub_head": pl.String,  # the head of the label column, e.g. "Fiscal year or month"
     "n_rows": pl.Int32,  # body rows

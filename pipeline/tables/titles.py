@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 _NUMBER = re.compile(
-    r"^\W{0,3}(?P<num>(?:table|chart|exhibit)\s+(?:no\.\s*)?[A-Z0-9]+(?:[-.][A-Z0-9]+)*"
+    r"^\W{0,3}(?P<num>(?:ta[bh][l1i|]e|chart|exhibit|schedule)\s+(?:no\.\s*)?[A-Z0-9]+(?:[-.][A-Z0-9]+)*"
+    r"|section\s+[IVX0-9]{1,5}(?=\.?\s*[-\u2013\u2014~])"
     r"|[A-Z]{1,5}(?:-[A-Z0-9]{1,5})+(?=\.?\s*[\u2013\u2014]))"
-    r"\s*[.:]?\s*[-\u2013\u2014]*\s*",
+    r"\s*[.:]?\s*[-\u2013\u2014~]*\s*",
     re.IGNORECASE,
 )
 _CONTINUED = re.compile(
@@ -41,10 +42,42 @@ class Title:
 
 
 # "CM-IV—1" as OCR or a typesetter prints it: a dash of any kind inside a table code
-_CODE_DASH = re.compile(r"(?<=[A-Z0-9])[\u2013\u2014](?=[IVX0-9]{1,4}\b)")
+_CODE_DASH = re.compile(r"(?<=[A-Z0-9])[\u2013\u2014~](?=[IVX0-9]{1,4}\b)")
 # a table code whose "Table" word was set apart: "4. — Allotments", "II—1. — Dollar Claims"
 _BARE_CODE = re.compile(r"^\W{0,2}[A-Z0-9]{1,5}(?:-[A-Z0-9]{1,5})*\.\s*[-\u2013\u2014]+\s*")
 _FUZZY_UNIT_TAIL = re.compile(r"\s*\(([^()]{6,40})\)\s*$")
+
+
+# "Table 3.-", "TABLE FFO-3—", "Table CM—IV—4. —", "Chart CM-C.—", "Table I.- ": the word,
+# then a number code (a first part, then dash-joined parts of figures or roman numerals)
+_NUMBERED = re.compile(
+    r"^\W{0,3}(?i:ta[bh][l1i|]e|chart|exhibit|schedule)\s+(?:(?i:no)\.\s*)?"
+    r"(?P<first>[A-Za-z0-9|!]{1,6})"
+    r"(?P<parts>(?:\s?[-\u2013\u2014~]+\s?(?:[0-9IVXivxl|!]{1,5}[A-Z]?|[A-Z])(?![A-Za-z]))*)"
+    r"(?P<rest>.*)$"
+)
+
+
+def is_numbered_title(text: str) -> bool:
+    """A line that opens a numbered title: "Table 3.- Budget Receipts", "TABLE FFO-3—On-
+    Budget ...", "CHART CM-C.—Net Purchases ...". Not prose that names a table ("Table 4
+    under ...", "Table IFS-2 brings together ...", "table below.", "Table 3, footnote 2"):
+    the number is a figure or a roman numeral (or a code ending in one, or in a letter
+    set off by a stop or a dash: "CM-C.—"), and what follows it is a dash, a stop, or a
+    capitalised title, never a lower-case word or a comma."""
+    m = _NUMBERED.match(" ".join((text or "").split()))
+    if m is None:
+        return False
+    first, parts, rest = m.group("first"), m.group("parts"), m.group("rest")
+    lettered = bool(parts) and re.match(r"^\s*[.\-\u2013\u2014]", rest) is not None
+    if not (re.search(r"\d", first + parts) or re.fullmatch(r"[IVXl|!]+", first) or lettered):
+        return False
+    if re.match(r"^\s*[,;)\]]", rest):
+        return False  # "... securities (Schedule 2) 20,000,000.00": a reference in a label
+    if re.match(r"^\s*[.:]?\s*[-\u2013\u2014~]", rest):
+        return True  # "Table 5.- and Redemptions ..." (OCR lost "Sales"): a title all the same
+    words = rest.lstrip(" .:")
+    return not words[:1].islower()
 
 
 def split_title(text: str) -> Title:
@@ -93,6 +126,6 @@ def title_like(text: str) -> bool:
     t = text.strip()
     if len(re.findall(r"[A-Za-z]", t)) < 8:
         return False
-    if re.match(r"^\W{0,2}(source|note|footnote|\d{1,2}/|\*)", t, re.IGNORECASE):
+    if re.match(r"^\W{0,2}(source|note|[a-z]otes?\s*:|footnote|\d{1,2}/|\*)", t, re.IGNORECASE):
         return False
     return True

@@ -11,9 +11,13 @@ no multiplier: a unit is never assumed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+if TYPE_CHECKING:
+    from pipeline.tables.lexicon import Lexicon
 
 _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _SCALE = r"(thousand|million|billion)s?"
@@ -70,36 +74,90 @@ def read_unit(text: str) -> tuple[str, int | None] | None:
             if re.search(r"\s(or|and)\s", what):
                 # "millions of ounces or dollars": the unit depends on the column
                 return words.format(s=scale, what=what), None
-            if fuzz.ratio(what.lower(), "dollars") >= 80:
-                what = "dollars"  # OCR: "dollare", "dollara"
+            if what and _dollar_word(what.split()[0]):
+                what = "dollars"  # OCR: "dollare", "dollara", "dollere"; "dollars at $35 ..."
             return words.format(s=scale, what=what), _SCALES[scale]
-    head = re.match(r"^(.{0,40}?\bdoll[a-z]*)", low, re.IGNORECASE)
-    if head is not None:
-        # an OCR-damaged unit line ("(In millioas of dollare)", "(Ia millicas of dollars
-        # - on basis of daily Treasury statements)"): the scale word itself must be there
-        # before "dollars", nearly spelled (or its first four letters and most of the
-        # rest); "of dollars" alone names no scale
-        scales = [
-            (scale, fuzz.ratio(token, f"{scale}s") + (10 if token[:4] == scale[:4] else 0))
-            for token in re.findall(r"[a-z]+", head.group(1).lower())
-            for scale in _SCALES
-        ]
-        best = max(scales, key=lambda t: t[1], default=None)
-        if best is not None and best[1] >= 80:
-            return f"{best[0]}s of dollars", _SCALES[best[0]]
+    return _garbled_unit(low)
+
+
+def garbled_scale(token: str) -> str | None:
+    """The scale word an OCR-garbled token spells ("mitlions", "thoueande"), or None.
+
+    Accepted only when the reading is unambiguous: at most two edits from one scale word
+    (singular or plural) and at least one edit further from every other ("bmllions" is
+    as near "billions" as "millions": no reading). Short tokens are never read.
+    """
+    t = token.lower()
+    if len(t) < 6:
+        return None
+    dist = sorted(
+        (min(Levenshtein.distance(t, s), Levenshtein.distance(t, f"{s}s")), s) for s in _SCALES
+    )
+    (best, scale), (second, _) = dist[0], dist[1]
+    if best <= 2 and second >= best + 1 and (best <= 1 or len(t) >= 7):
+        return scale
     return None
 
 
+def _dollar_word(token: str) -> bool:
+    """ "dollars" as OCR reads it: "dollare", "dollara", "Oo1lar" (two edits at most)."""
+    t = token.lower()
+    return len(t) >= 5 and min(Levenshtein.distance(t, w) for w in ("dollar", "dollars")) <= 2
+
+
+def _garbled_unit(text: str) -> tuple[str, int] | None:
+    """An OCR-damaged unit line whose scale word is garbled: "(In millioas of dollare)",
+    "(Par values - in mtllione of dollare)", "Oo1lar amounts in mitlions". The scale is
+    read only when :func:`garbled_scale` reads it unambiguously *and* dollars are named
+    next to it (" ... of dollars" after it, or "dollar amounts in ..." before it); a
+    garbled scale of anything else ("(In thoueande of fine ...") names no unit."""
+    tokens = re.findall(r"[A-Za-z0-9]+", text)
+    for i, token in enumerate(tokens):
+        scale = garbled_scale(token)
+        if scale is None:
+            continue
+        after = [t.lower() for t in tokens[i + 1 : i + 3]]
+        of_dollars = (
+            len(after) == 2 and Levenshtein.distance(after[0], "of") <= 1 and _dollar_word(after[1])
+        )
+        dollars_in = any(_dollar_word(t) for t in tokens[max(0, i - 4) : i - 1])
+        in_before = i >= 1 and tokens[i - 1].lower() in _IN_WORDS
+        if of_dollars or (dollars_in and in_before):
+            return f"{scale}s of dollars", _SCALES[scale]
+    return None
+
+
+# "in" as OCR reads it in a unit line: "In", "Ia", "Io", "1n", "ln", "TIn" (a bracket read as T)
+_IN_WORDS = {"in", "ia", "io", "1n", "ln", "im", "tin", "lin", "iin"}
+
+
 def is_unit_line(text: str) -> bool:
-    """A short line that only states a unit (it may carry a period or a source, too)."""
+    """A short line that only states a unit (it may carry a period or a source, too), or
+    a line set like one ("(In thoueande of fine ...") whose garbled unit cannot be read:
+    it is still the table's unit line, not a title or a head (its unit is unknown)."""
     stripped = " ".join((text or "").split())
-    if not stripped or read_unit(stripped) is None:
-        return False
-    opens = stripped[0] in "([" or stripped.lower().startswith(
-        ("in ", "dollar", "amount", "position", "par value", "thousand", "million", "billion")
+    if not stripped or re.search(r"[A-Za-z]:$", stripped):
+        return False  # a stub heading ("TOTAL ASSETS PAYABLE / IN DOLLARS:")
+    if read_unit(stripped) is None:
+        return _unread_unit_line(stripped)
+    first = re.findall(r"[A-Za-z0-9]+", stripped[:12])
+    opens = (
+        stripped[0] in "(["
+        or stripped.lower().startswith(
+            ("in ", "dollar", "amount", "position", "par value", "thousand", "million", "billion")
+        )
+        # the bracket of "[In millions ...]" read as a letter: "TIn", "Lin"
+        or re.match(r"^[\W_]{0,3}[A-Za-z]?in\s", stripped, re.IGNORECASE) is not None
+        or (bool(first) and _dollar_word(first[0]))
     )
     # a long unit line carries a note ("In millions of dollars; negative figures ...")
     return opens and (len(stripped) <= 110 or read_unit(stripped[:40]) is not None)
+
+
+def _unread_unit_line(text: str) -> bool:
+    """ "(In <scale word> of ..." with the scale word garbled: a unit line, unit unread."""
+    m = re.match(r"^\W{0,3}[(\[]\s*[A-Za-z]?[Ii1l][an]\s+([A-Za-z0-9]+)\s+of\b", text)
+    return m is not None and garbled_scale(m.group(1)) is not None
 
 
 def table_unit(
@@ -114,9 +172,12 @@ def table_unit(
         found = read_unit(line)
         if found:
             return Unit(*found, "unit_line", line.strip())
-    found = read_unit(title)
-    if found:
-        return Unit(*found, "title", title.strip())
+    # a unit in the title is set in brackets ("... Outstanding (In millions of dollars)");
+    # "Total Liabilities by Type, Payable in Dollars" names no unit
+    for part in re.findall(r"[(\[][^()\[\]]*", title or ""):
+        found = read_unit(part)
+        if found:
+            return Unit(*found, "title", title.strip())
     # a unit in the heads counts only when every value column's head names it (a
     # spanner over them all): "Per capita (in dollars)" over one column says nothing
     # of the columns beside it
@@ -130,3 +191,29 @@ def table_unit(
         if found:
             return Unit(*found, "page_head", line.strip())
     return UNKNOWN
+
+
+def read_table_unit(
+    title: str,
+    unit_lines: list[str],
+    col_labels: list[str],
+    page_head: list[str],
+    lexicon: Lexicon | None = None,
+) -> Unit:
+    """The table's unit (:func:`table_unit`); on an OCR page the unit lines are read in
+    the archive's spelling ("(In thousande of fine ouncee)" -> "thousands of fine
+    ounces"), and ``unit.printed`` stays the line as read."""
+    if lexicon is None:
+        return table_unit(title, unit_lines, col_labels, page_head)
+    as_read: dict[str, str] = {}
+    for line in [*unit_lines, *page_head]:
+        as_read[lexicon.correct(line)[0].strip()] = line.strip()
+    unit = table_unit(
+        title,
+        [lexicon.correct(u)[0] for u in unit_lines],
+        col_labels,
+        [lexicon.correct(u)[0] for u in page_head],
+    )
+    if unit.source in ("unit_line", "page_head"):
+        unit = replace(unit, printed=as_read.get(unit.printed, unit.printed))
+    return unit
