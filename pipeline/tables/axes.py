@@ -24,7 +24,7 @@ from pipeline.tables.periods import (
     parse_period,
     read_period_words,
 )
-from pipeline.tables.stubs import carry_years, debris_label, one_digit_off, unread_month_row
+from pipeline.tables.stub_periods import carry_years, debris_label, one_digit_off, unread_month_row
 
 # "End of calendar year or month", "Fiscal year or month", "Report date": what the rows
 # are, printed over the first value column (its levels may come back in either order)

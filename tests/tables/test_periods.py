@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.tables.periods import NOT_A_PERIOD, Period, parse_period
-from pipeline.tables.stubs import carry_years
+from pipeline.tables.stub_periods import carry_years
 
 D = date
 JUNE_2016 = Period("month", D(2016, 6, 1), D(2016, 6, 30), "June 2016")
@@ -206,7 +206,7 @@ def test_never_raises_on_ocr_noise(header: str, context: str) -> None:
 
 
 def test_year_stub_misreads_restored_from_their_neighbours() -> None:
-    from pipeline.tables.stubs import repair_year_run
+    from pipeline.tables.stub_periods import repair_year_run
 
     read = ["1958.", "", "1960", "19EL.", "", "T9OB.", "W96hervcc", "1965.", "1966-July", "Aug."]
     assert repair_year_run(read)[:8] == [
@@ -240,7 +240,7 @@ def test_a_month_row_whose_month_ocr_garbled_dates_the_months_below_it() -> None
     "1953-Jenuery". 1984-06 p60 (CM-II-1) prints "1984-Jan." over "Feb.", read
     "1984-JdJan. p". The row itself names no period (never the year 1953 or 1984), and the
     months below it keep their year."""
-    from pipeline.tables.stubs import unread_month_row
+    from pipeline.tables.stub_periods import unread_month_row
 
     assert carry_years(["1953", "1953-Jenuery", "February", "March"])[2:] == [
         "February 1953",
@@ -286,7 +286,7 @@ def test_year_stubs_spelled_with_letters_for_digits_and_years_one_digit_off() ->
     """1953-09 p15 Table 1 prints 1946 ... 1953 in a typewriter face whose 4 OCR reads as
     "h" or "k": "19h6", "", "19k8", "19k9", "1950", ... 1948-05 p55 Table 4 prints
     1939 ... 1947, read "1939", "1980", "1941", ..., "1946", "19h7"."""
-    from pipeline.tables.stubs import repair_year_run
+    from pipeline.tables.stub_periods import repair_year_run
 
     read = ["19h6", "", "19k8", "19k9", "1950", "1951", "1952", "1953", "1954 (Eet )"]
     assert repair_year_run(read) == [str(y) for y in range(1946, 1954)] + ["1954 (Eet )"]

@@ -1,0 +1,109 @@
+"""Value columns of a table body: found from the figures' right edges across the body
+rows, and each row's figures placed in them (its label is what stands left of them).
+Split out of :mod:`pipeline.tables.layout`, which finds the blocks and reads the tables.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+from typing import TYPE_CHECKING
+
+from pipeline.tables.headers import Column
+from pipeline.tables.lines import Chunk, is_leader
+from pipeline.tables.numbers import parse_number
+
+if TYPE_CHECKING:
+    from pipeline.tables.layout import RowLine
+
+
+def find_columns(body: list[RowLine], height: float) -> list[Column]:
+    """Value columns: clusters of the figures' right edges across body rows."""
+    figures = sorted(
+        ((c.align_x, i, c) for i, r in enumerate(body) for c in r.values if c.is_number),
+        key=lambda t: t[0],
+    )
+    if not figures:
+        return []
+    clusters: list[list[tuple[float, int, Chunk]]] = [[figures[0]]]
+    for fig in figures[1:]:
+        if fig[0] - clusters[-1][-1][0] > 0.8 * height:
+            clusters.append([])
+        clusters[-1].append(fig)
+    clusters = _merge_disjoint(clusters)
+    # A column is printed on most rows; a stray figure (OCR junk from a rule) is not.
+    support = max(1, min(2, len(body)))
+    columns = []
+    for cl in clusters:
+        if len({i for _, i, _ in cl}) >= support:
+            columns.append(
+                Column(
+                    x0=min(c.x0 for _, _, c in cl),
+                    x1=max(c.x1 for _, _, c in cl),
+                    align=median(a for a, _, _ in cl),
+                )
+            )
+    return columns
+
+
+def _merge_disjoint(clusters: list[list[tuple[float, int, Chunk]]]) -> list[list]:
+    """Join neighbouring clusters that never share a row and overlap horizontally: one
+    column whose footnoted figures ("383.4 1/") end off the common right edge."""
+    merged = [clusters[0]]
+    for cl in clusters[1:]:
+        prev = merged[-1]
+        disjoint = not ({i for _, i, _ in prev} & {i for _, i, _ in cl})
+        overlap = min(c.x1 for _, _, c in cl + prev) > max(
+            min(c.x0 for _, _, c in prev), min(c.x0 for _, _, c in cl)
+        )
+        if disjoint and overlap:
+            merged[-1] = prev + cl
+        else:
+            merged.append(cl)
+    return merged
+
+
+def place_row(row: RowLine, columns: list[Column], height: float) -> tuple[str, dict[int, Chunk]]:
+    """The row label and the row's value chunks placed in columns (by right edge)."""
+    label_parts = [c.text for c in row.label if not is_leader(c.text)]
+    placed: dict[int, Chunk] = {}
+    for chunk in row.values:
+        if chunk.x1 < columns[0].x0 - 0.5 * height and not chunk.is_number:
+            label_parts.append(chunk.text)  # a label word OCR put past the leaders
+            continue
+        if is_leader(chunk.text):
+            continue
+        col = min(range(len(columns)), key=lambda k: abs(columns[k].align - chunk.align_x))
+        if not (columns[col].x0 - height <= chunk.align_x <= columns[col].x1 + height):
+            col = _overlapping(chunk, columns)
+            if col is None:
+                continue
+        if col in placed:
+            placed[col] = _join_cell(placed[col], chunk)
+        else:
+            placed[col] = chunk
+    return " ".join(label_parts), placed
+
+
+def _overlapping(chunk: Chunk, columns: list[Column]) -> int | None:
+    best, overlap = None, 0.0
+    for k, col in enumerate(columns):
+        ov = min(chunk.x1, col.x1) - max(chunk.x0, col.x0)
+        if ov > overlap:
+            best, overlap = k, ov
+    return best
+
+
+def _join_cell(a: Chunk, b: Chunk) -> Chunk:
+    """Two chunks in one cell: keep both texts; it is a figure if the joined text parses."""
+    left, right = (a, b) if a.x0 <= b.x0 else (b, a)
+    joined = Chunk(
+        f"{left.text} {right.text}",
+        min(a.x0, b.x0),
+        min(a.y0, b.y0),
+        max(a.x1, b.x1),
+        max(a.y1, b.y1),
+        min(a.conf, b.conf),
+        a.n_words + b.n_words,
+    )
+    joined.number = parse_number(joined.text) or parse_number(joined.text.replace(" ", ""))
+    return joined
