@@ -286,6 +286,29 @@ def test_period_phrases_are_structured():
     assert read_period("a while ago") is None
 
 
+def test_year_end_positions_and_month_spans_are_read():
+    """Wordings the table stage gives real bulletins (1939-12 "end of calendar year",
+    2011-09 "2011 Jan. - June"): 284 real drafts were rejected as unreadable before."""
+    dec = read_period("the end of calendar year 1995 (December 31, 1995)")
+    assert dec.key == ("as_of_date", date(1995, 12, 31), date(1995, 12, 31))
+    june = read_period("the end of fiscal year 1939 (June 30, 1939)")
+    assert june.key == ("as_of_date", date(1939, 6, 30), date(1939, 6, 30))
+    # the date in brackets must be the end of the year the words name
+    assert read_period("the end of fiscal year 1939 (December 31, 1939)") is None
+    assert read_period("January–June 2011").key == (
+        "year_to_date",
+        date(2011, 1, 1),
+        date(2011, 6, 30),
+    )
+    assert read_period("October–March 2011").start == date(2010, 10, 1)
+    q = read_question(
+        "At the end of calendar year 1995 (December 31, 1995), how much was India (table: "
+        "Total Liabilities by Country)? Express it in millions of dollars. Round to the "
+        "nearest whole number."
+    )
+    assert q is not None and q.periods[0].end == date(1995, 12, 31) and q.items == ("India",)
+
+
 @pytest.mark.parametrize(
     ("question", "why"),
     [

@@ -49,9 +49,14 @@ _PERIOD_FORMS: tuple[tuple[str, str], ...] = (
     ("year_through", rf"(?:the )?(fiscal|calendar) year ({_YEAR}) through ({_MONTH}) ({_YEAR})"),
     ("year_to_date", rf"(?:the )?(fiscal|calendar) year ({_YEAR}) to date"),
     ("estimate", rf"the (fiscal|calendar) year ({_YEAR}) estimate"),
+    (
+        "end_of_year",
+        rf"the end of (fiscal|calendar) year ({_YEAR}) \(({_MONTH}) (\d{{1,2}}), ({_YEAR})\)",
+    ),
     ("basis_year", rf"(fiscal|calendar) year ({_YEAR})"),
     ("quarter", rf"the ({_MONTH}) ?{_DASH} ?({_MONTH}) ({_YEAR}) quarter"),
     ("end_of_month", rf"the end of ({_MONTH}) ({_YEAR})"),
+    ("month_span", rf"({_MONTH}) ?{_DASH} ?({_MONTH}) ({_YEAR})"),
     ("cumulative_day", rf"cumulative to ({_MONTH}) (\d{{1,2}}), ({_YEAR})"),
     ("cumulative_year", rf"cumulative to ({_YEAR})"),
     ("day", rf"({_MONTH}) (\d{{1,2}}), ({_YEAR})"),
@@ -126,6 +131,17 @@ def read_period(text: str) -> PeriodReading | None:
             start_year = year - 1 if first > last else year
             return PeriodReading(
                 "quarter", date(start_year, first, 1), month_end(year, last), words
+            )
+        if form == "end_of_year":
+            day = date(int(g[4]), month_number(g[2]), int(g[3]))
+            if day != _year_bounds(g[0], int(g[1]))[1]:
+                return None  # the date in brackets is not the end of that year
+            return PeriodReading("as_of_date", day, day, words)
+        if form == "month_span":
+            first, last, year = month_number(g[0]), month_number(g[1]), int(g[2])
+            start_year = year - 1 if first > last else year
+            return PeriodReading(
+                "year_to_date", date(start_year, first, 1), month_end(year, last), words
             )
         if form == "end_of_month":
             end = month_end(int(g[1]), month_number(g[0]))
