@@ -9,7 +9,7 @@ from statistics import median
 from typing import TYPE_CHECKING
 
 from pipeline.tables.headers import Column
-from pipeline.tables.lines import Chunk, is_leader
+from pipeline.tables.lines import Chunk, is_leader, merge_chunks
 from pipeline.tables.numbers import parse_number
 
 if TYPE_CHECKING:
@@ -96,14 +96,6 @@ def _overlapping(chunk: Chunk, columns: list[Column]) -> int | None:
 def _join_cell(a: Chunk, b: Chunk) -> Chunk:
     """Two chunks in one cell: keep both texts; it is a figure if the joined text parses."""
     left, right = (a, b) if a.x0 <= b.x0 else (b, a)
-    joined = Chunk(
-        f"{left.text} {right.text}",
-        min(a.x0, b.x0),
-        min(a.y0, b.y0),
-        max(a.x1, b.x1),
-        max(a.y1, b.y1),
-        min(a.conf, b.conf),
-        a.n_words + b.n_words,
-    )
+    joined = merge_chunks(left, right, " ")
     joined.number = parse_number(joined.text) or parse_number(joined.text.replace(" ", ""))
     return joined

@@ -211,7 +211,8 @@ def chunk_line(tokens: list[Chunk], height: float) -> list[Chunk]:
     return _join_phrases(figures, height)
 
 
-def _merge(a: Chunk, b: Chunk, sep: str) -> Chunk:
+def merge_chunks(a: Chunk, b: Chunk, sep: str) -> Chunk:
+    """One chunk of two neighbours on a line: texts joined by ``sep``, boxes united."""
     return Chunk(
         f"{a.text}{sep}{b.text}",
         min(a.x0, b.x0),
@@ -259,7 +260,7 @@ def _join_figures(tokens: list[Chunk], height: float) -> list[Chunk]:
                 or (digits_before and _FOOTNOTE_TOKEN.match(tok.text) and gap < 0.8 * height)
             ):
                 sep = " " if (_FOOTNOTE_TOKEN.match(tok.text) or tok.text == "r") else ""
-                out[-1] = _merge(prev, tok, sep)
+                out[-1] = merge_chunks(prev, tok, sep)
                 continue
         out.append(tok)
     return out
@@ -271,7 +272,7 @@ def _join_phrases(chunks: list[Chunk], height: float) -> list[Chunk]:
     for chunk in chunks:
         if out and not chunk.is_number and not out[-1].is_number:
             if chunk.x0 - out[-1].x1 < 0.9 * height:
-                out[-1] = _merge(out[-1], chunk, " ")
+                out[-1] = merge_chunks(out[-1], chunk, " ")
                 continue
         out.append(chunk)
     return out
