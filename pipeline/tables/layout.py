@@ -490,6 +490,9 @@ def read_table(
     labels, _ = repair_period_stub(labels)
     labels = repair_year_run(footnoted_month_rows(labels))
     stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
+    # a stub head that opens on "or"/"and"/"of" ("or month") lost its first line to OCR:
+    # "Cumulative as of end of Fiscal Year" above it (1939-12 p24) made the rows positions
+    stub_doubt = stub_doubt or bool(re.match(r"\W*(or|and|of)\b", stub_head or ""))
     periods = cell_periods(
         col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt
     )

@@ -482,3 +482,34 @@ def test_a_wrapped_date_line_is_not_a_month_span_head() -> None:
     assert not _month_span_head(chunks("1965"))  # "Dee. 15," went to the label
     assert not _month_span_head(chunks("(Add.", "Dec.", "15,", "1965"))
     assert _month_span_head(chunks("2008", "2009", "Jan.", "-", "June", "Apr.", "-", "June"))
+
+
+@pytest.mark.parametrize(
+    ("stub_lines", "kinds"),
+    [
+        (("Fiscal year", "or month"), ["month"] * 3),
+        (("", "or month"), ["not_a_period"] * 3),
+    ],
+)
+def test_a_stub_head_that_lost_its_opening_line_dates_no_rows(stub_lines, kinds) -> None:
+    """1939-12 p24 "Old-Age Reserve Account": the stub head "Cumulative as of end of
+    Fiscal Year or month" came back as "or month" alone, and the month rows (cumulative
+    balances) were asked as monthly flows. A stub head opening on "or"/"and"/"of" lost
+    its first words: whether the rows are flows or positions cannot be told."""
+    page = Page()
+    page.centred("Old-Age Reserve Account", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["Transfers", "Balance", "Total", "Interest"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    for i, line in enumerate(stub_lines):
+        if line:
+            page.text(line, LEFT, 430 + i * PITCH)
+    y = 430 + 2.5 * PITCH
+    for month in ("1939-July", "Aug.", "Sept."):
+        page.text(month, LEFT, y)
+        for x1 in COLS:
+            page.right("1,198.0", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["period_kind"].to_list() == kinds
