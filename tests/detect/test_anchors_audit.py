@@ -181,3 +181,26 @@ def test_a_table_needing_two_corrections_pins_none() -> None:
     assert two.repairs.is_empty()
     assert "contradicted" not in set(two.anchored_cells["status"])
     assert status_of(two, st.table_id, 2, 0) is None and status_of(two, st.table_id, 0, 1) is None
+
+
+def test_a_total_over_one_line_confirms_nothing() -> None:
+    """1953-09 Table 4 "Net Investments of Government Agencies": the columns "Total" and
+    "Total trust accounts, etc." print the same figure (no other accounts that year);
+    OCR read both 2,311 as "2,3", parsed 2.3, and each "confirmed" the other; a task then
+    used 2.3 as fiscal 1949's total. A total of one line is a reprint, not a sum."""
+    rows = ["1947", "1948", "1949"]
+    st = Statement(
+        "treasury_bulletin_1953_09.pdf",
+        14,
+        3,
+        rows,
+        ["Total", "Total trust accounts, etc."],
+        [[3362, 3362], [3060, 3060], [2311, 2311]],
+        title="Table 4. - Net Investments of Government Agencies in Public Debt Securities",
+    )
+    st.printed = [line[:] for line in st.true]
+    misread = {(st.table_id, 2, 0): "2.3", (st.table_id, 2, 1): "2.30"}  # "2,3", "2,30"
+    result = find_anchors(*read([st], misread))
+    assert result.identities.is_empty()
+    assert status_of(result, st.table_id, 2, 0) is None
+    assert status_of(result, st.table_id, 2, 1) is None
