@@ -31,6 +31,7 @@ from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
 from pipeline.tables.periods import MONTH_NAME
 from pipeline.tables.preamble import read_preamble, unit_heads
+from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_periods import repair_year_run
@@ -102,12 +103,18 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
     lined = assign_lines(words)
     for (doc_id, page_no), page_words in lined.group_by(["doc_id", "page_no"], maintain_order=True):
         ocr = source.get((doc_id, page_no), "ocr") != "text_layer"
-        tables, cells = page_tables(
-            page_words,
-            quality.get((doc_id, page_no), ""),
-            lexicon if ocr else None,
-            width.get((doc_id, page_no)),
-        )
+        tables, cells = [], []
+        # two tables side by side are read one after the other, left first
+        for region in page_regions(page_words):
+            region_tables, region_cells = page_tables(
+                region,
+                quality.get((doc_id, page_no), ""),
+                lexicon if ocr else None,
+                width.get((doc_id, page_no)),
+            )
+            _renumber(region_tables, region_cells, len(tables))
+            tables += region_tables
+            cells += region_cells
         for t in tables:
             t["word_source"] = "ocr" if ocr else "text_layer"
         table_rows += tables
@@ -120,6 +127,15 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
         tables_df.sort("doc_id", "page_no", "table_no"),
         cells_df.sort("doc_id", "page_no", "table_no", "row_idx", "col_idx"),
     )
+
+
+def _renumber(tables: list[dict], cells: list[dict], offset: int) -> None:
+    """Number a region's tables after those of the regions read before it."""
+    if not offset:
+        return
+    for rec in (*tables, *cells):
+        rec["table_no"] += offset
+        rec["table_id"] = f"{rec['doc_id']}:{rec['page_no']}:{rec['table_no']}"
 
 
 def page_tables(
