@@ -295,7 +295,10 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     if len(figures) >= 2 and _header_figures(figures, height):
         return RowLine(line, "header")
     if figures and (_head_words_and_figures(values) or _month_span_head(values)):
-        return RowLine(line, "header")
+        # ... but a title line with a figure among its words ("Ratios of Index of
+        # Wholesale Prices in 39 Countries") is one phrase, not heads over columns
+        if not _one_phrase(line, height):
+            return RowLine(line, "header")
     prose = any(len(c.text.split()) >= 3 for c in values if not c.is_number)
     # a head line whose only "figure" is a dash OCR made of a rule, among words spread
     # over the columns ("Month Boston Philadelphia _ Baltimore ... Total")
@@ -305,6 +308,16 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     if figures and (label or len(figures) >= 2) and not prose and not heads:
         return RowLine(line, "body", label, values)
     return RowLine(line, "text")
+
+
+def _one_phrase(line: Line, height: float) -> bool:
+    """A capitalised phrase of four words or more set a word-space apart: title text."""
+    chunks = line.chunks
+    return (
+        bool(re.match(r"^\W{0,2}[A-Z]", line.text))
+        and len(re.findall(r"[A-Za-z]{3,}", line.text)) >= 4
+        and all(b.x0 - a.x1 < 1.5 * height for a, b in zip(chunks, chunks[1:], strict=False))
+    )
 
 
 def _head_words_and_figures(values: list[Chunk]) -> bool:

@@ -129,7 +129,7 @@ def _centred_title(line: Line, half: tuple[float, float], height: float) -> bool
     mid, tol = (lo + hi) / 2, max(0.08 * (hi - lo), 2 * height)
     words = [c for c in line.chunks if lo - height <= c.x0 and c.x1 <= hi + height]
     text = " ".join(c.text for c in words)
-    if len(re.findall(r"[A-Za-z]{3,}", text)) < 3:
+    if len(re.findall(r"[A-Za-z]{3,}", text)) < 2:
         return False
     if any(b.x0 - a.x1 > 1.5 * height for a, b in zip(words, words[1:], strict=False)):
         return False
