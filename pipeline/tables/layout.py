@@ -36,7 +36,7 @@ from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_periods import repair_year_run
 from pipeline.tables.titles import is_numbered_title, split_title
-from pipeline.tables.units import is_unit_line, read_table_unit
+from pipeline.tables.units import is_unit_line, read_table_unit, read_unit
 
 # a date closing a label after a comma: "balance, Sept." wants its day ("30,"),
 # "balance, Sept. 30," its year (a stub of dates, "June 15, | 1963", keeps its columns)
@@ -111,6 +111,7 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
                 quality.get((doc_id, page_no), ""),
                 lexicon if ocr else None,
                 width.get((doc_id, page_no)),
+                text_layer=not ocr,
             )
             _renumber(region_tables, region_cells, len(tables))
             tables += region_tables
@@ -143,6 +144,7 @@ def page_tables(
     quality: str = "",
     lexicon: Lexicon | None = None,
     width: float | None = None,
+    text_layer: bool = False,
 ) -> tuple[list[dict], list[dict]]:
     """Tables and cells (as row dicts) of one page's words carrying ``line_idx``.
 
@@ -189,6 +191,8 @@ def page_tables(
             table, table_cells = read_table(
                 block, table_no, height, pitch, quality, page_head, previous_title, lexicon
             )
+        if table is not None and text_layer and table["unit_multiplier"] is None:
+            _dollar_figures(table, block, rows)
         if table is not None and tables and _panel_without_unit(table, block, previous_title):
             # a panel under the table above (its title carried over, no unit of its own)
             # is in the unit of that table
@@ -201,6 +205,30 @@ def page_tables(
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
+
+
+_SCALE_WORD = re.compile(r"\b(thousand|million|billion|trillion)s?\b", re.IGNORECASE)
+
+
+def _dollar_figures(table: dict, block: TableBlock, rows: list[RowLine]) -> None:
+    """A table in a text layer whose first row prints "$" on its figures and above which
+    the page states no unit and no scale (no unit line, head or scale word over it or
+    in its rows): its figures are
+    dollars (2022-09 p56, "$2,584,316,862,092"). A text layer loses no line, so no
+    unit line can have been dropped, as OCR may drop one over a "$" table."""
+    figures = [c for c in block.body[0].values if c.is_number]
+    # the first row prints "$" on its figures (the bulletins' style for dollar amounts)
+    dollars = bool(figures) and 2 * sum(
+        c.text.lstrip("(-\u2212").startswith("$") for c in figures
+    ) > len(figures)
+    bottom = block.body[-1].mid
+    # no scale named over the table or in its own rows ("$24,000 million" in prose)
+    scale_above = any(
+        r.mid <= bottom and (_SCALE_WORD.search(r.line.text) or read_unit(r.line.text) is not None)
+        for r in rows
+    )
+    if dollars and not scale_above:
+        table.update(unit="dollars", unit_multiplier=1, unit_source="dollar_sign", unit_printed="$")
 
 
 def _panel_without_unit(table: dict, block: TableBlock, previous_title: str) -> bool:
