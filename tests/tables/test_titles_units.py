@@ -11,7 +11,7 @@ import pytest
 from pipeline.tables.layout import build_tables
 from pipeline.tables.titles import is_numbered_title, split_title
 from pipeline.tables.units import garbled_scale, is_unit_line, read_unit
-from tests.tables.test_layout import COLS, LEFT, PITCH, Page
+from tests.tables.test_layout import COLS, CW, LEFT, PITCH, Page
 
 
 def _rows(page: Page, y: float, labels: list[str], figures: list[str]) -> float:
@@ -540,3 +540,24 @@ def test_a_wrapped_title_line_with_a_count_is_part_of_the_title() -> None:
         "Ratios of Index of Wholesale Prices in 39 Countries to Index of Wholesale"
         " Prices in the United States"
     ]
+
+
+def test_a_title_line_with_a_count_is_no_head_line() -> None:
+    """1939-12 p68, right table: "Ratios of Index of Wholesale Prices in 39 Countries" is
+    one phrase (words a word-space apart) with a figure among its words - title text,
+    not column heads with head figures ("Within 1 year" spread over the columns)."""
+    from pipeline.tables.layout import classify_line
+    from pipeline.tables.lines import assign_lines, page_lines
+
+    page = Page()
+    first = "Ratios of Index of Wholesale Prices in"
+    page.text(first, 1000, 150)
+    # OCR set the count a little more than a word-space after "in" (23 px, 24 px type)
+    page.text("39 Countries", 1000 + len(first) * CW + 32, 150)
+    page.text("Maturity", LEFT, 300)
+    page.right("Within", 1100, 300)
+    page.right("1", 1400, 300)
+    page.right("year", 1700, 300)
+    title, head = page_lines(assign_lines(page.words()))
+    assert classify_line(title, LEFT, 30.0).kind != "header"
+    assert classify_line(head, LEFT, 30.0).kind == "header"
