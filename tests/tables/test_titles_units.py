@@ -561,3 +561,14 @@ def test_a_title_line_with_a_count_is_no_head_line() -> None:
     title, head = page_lines(assign_lines(page.words()))
     assert classify_line(title, LEFT, 30.0).kind != "header"
     assert classify_line(head, LEFT, 30.0).kind == "header"
+
+
+def test_a_table_code_garbled_in_its_middle_still_opens_a_numbered_title() -> None:
+    """1984-06 p60 (400-DPI OCR): "Table CM—ltiI—1. — Dollar Claims on Nonbank Foreigners"
+    (for CM-III-1) under the section head "Section III. — Supplementary Liabilities ...":
+    the numbered line is the title, its name what follows the code."""
+    text = "Table CM\u2014ltiI\u20141. \u2014 Dollar Claims on Nonbank Foreigners"
+    assert is_numbered_title(text)
+    assert split_title(text).name == "Dollar Claims on Nonbank Foreigners"
+    assert split_title("Table CM\u2014III\u20141. \u2014 Dollar Claims").number == "Table CM-III-1"
+    assert not is_numbered_title("Table 4 under the heading of claims")
