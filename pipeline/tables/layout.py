@@ -31,11 +31,12 @@ from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
 from pipeline.tables.periods import MONTH_NAME
 from pipeline.tables.preamble import read_preamble, unit_heads
+from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_periods import repair_year_run
 from pipeline.tables.titles import is_numbered_title, split_title
-from pipeline.tables.units import is_unit_line, read_table_unit
+from pipeline.tables.units import is_unit_line, read_table_unit, read_unit
 
 # a date closing a label after a comma: "balance, Sept." wants its day ("30,"),
 # "balance, Sept. 30," its year (a stub of dates, "June 15, | 1963", keeps its columns)
@@ -102,12 +103,19 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
     lined = assign_lines(words)
     for (doc_id, page_no), page_words in lined.group_by(["doc_id", "page_no"], maintain_order=True):
         ocr = source.get((doc_id, page_no), "ocr") != "text_layer"
-        tables, cells = page_tables(
-            page_words,
-            quality.get((doc_id, page_no), ""),
-            lexicon if ocr else None,
-            width.get((doc_id, page_no)),
-        )
+        tables, cells = [], []
+        # two tables side by side are read one after the other, left first
+        for region in page_regions(page_words):
+            region_tables, region_cells = page_tables(
+                region,
+                quality.get((doc_id, page_no), ""),
+                lexicon if ocr else None,
+                width.get((doc_id, page_no)),
+                text_layer=not ocr,
+            )
+            _renumber(region_tables, region_cells, len(tables))
+            tables += region_tables
+            cells += region_cells
         for t in tables:
             t["word_source"] = "ocr" if ocr else "text_layer"
         table_rows += tables
@@ -122,11 +130,21 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
     )
 
 
+def _renumber(tables: list[dict], cells: list[dict], offset: int) -> None:
+    """Number a region's tables after those of the regions read before it."""
+    if not offset:
+        return
+    for rec in (*tables, *cells):
+        rec["table_no"] += offset
+        rec["table_id"] = f"{rec['doc_id']}:{rec['page_no']}:{rec['table_no']}"
+
+
 def page_tables(
     words: pl.DataFrame,
     quality: str = "",
     lexicon: Lexicon | None = None,
     width: float | None = None,
+    text_layer: bool = False,
 ) -> tuple[list[dict], list[dict]]:
     """Tables and cells (as row dicts) of one page's words carrying ``line_idx``.
 
@@ -173,6 +191,8 @@ def page_tables(
             table, table_cells = read_table(
                 block, table_no, height, pitch, quality, page_head, previous_title, lexicon
             )
+        if table is not None and text_layer and table["unit_multiplier"] is None:
+            _dollar_figures(table, block, rows)
         if table is not None and tables and _panel_without_unit(table, block, previous_title):
             # a panel under the table above (its title carried over, no unit of its own)
             # is in the unit of that table
@@ -185,6 +205,30 @@ def page_tables(
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
+
+
+_SCALE_WORD = re.compile(r"\b(thousand|million|billion|trillion)s?\b", re.IGNORECASE)
+
+
+def _dollar_figures(table: dict, block: TableBlock, rows: list[RowLine]) -> None:
+    """A table in a text layer whose first row prints "$" on its figures and above which
+    the page states no unit and no scale (no unit line, head or scale word over it or
+    in its rows): its figures are
+    dollars (2022-09 p56, "$2,584,316,862,092"). A text layer loses no line, so no
+    unit line can have been dropped, as OCR may drop one over a "$" table."""
+    figures = [c for c in block.body[0].values if c.is_number]
+    # the first row prints "$" on its figures (the bulletins' style for dollar amounts)
+    dollars = bool(figures) and 2 * sum(
+        c.text.lstrip("(-\u2212").startswith("$") for c in figures
+    ) > len(figures)
+    bottom = block.body[-1].mid
+    # no scale named over the table or in its own rows ("$24,000 million" in prose)
+    scale_above = any(
+        r.mid <= bottom and (_SCALE_WORD.search(r.line.text) or read_unit(r.line.text) is not None)
+        for r in rows
+    )
+    if dollars and not scale_above:
+        table.update(unit="dollars", unit_multiplier=1, unit_source="dollar_sign", unit_printed="$")
 
 
 def _panel_without_unit(table: dict, block: TableBlock, previous_title: str) -> bool:
@@ -279,7 +323,10 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     if len(figures) >= 2 and _header_figures(figures, height):
         return RowLine(line, "header")
     if figures and (_head_words_and_figures(values) or _month_span_head(values)):
-        return RowLine(line, "header")
+        # ... but a title line with a figure among its words ("Ratios of Index of
+        # Wholesale Prices in 39 Countries") is one phrase, not heads over columns
+        if not _one_phrase(line, height):
+            return RowLine(line, "header")
     prose = any(len(c.text.split()) >= 3 for c in values if not c.is_number)
     # a head line whose only "figure" is a dash OCR made of a rule, among words spread
     # over the columns ("Month Boston Philadelphia _ Baltimore ... Total")
@@ -289,6 +336,16 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     if figures and (label or len(figures) >= 2) and not prose and not heads:
         return RowLine(line, "body", label, values)
     return RowLine(line, "text")
+
+
+def _one_phrase(line: Line, height: float) -> bool:
+    """A capitalised phrase of four words or more set a word-space apart: title text."""
+    chunks = line.chunks
+    return (
+        bool(re.match(r"^\W{0,2}[A-Z]", line.text))
+        and len(re.findall(r"[A-Za-z]{3,}", line.text)) >= 4
+        and all(b.x0 - a.x1 < 1.5 * height for a, b in zip(chunks, chunks[1:], strict=False))
+    )
 
 
 def _head_words_and_figures(values: list[Chunk]) -> bool:

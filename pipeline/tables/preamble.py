@@ -138,9 +138,15 @@ def read_preamble(
             # or the last run of such lines above the heads, set off by a rule or a gap
             above = headers[: len(headers) - len(tail)]
             run: list[RowLine] = []
-            for row in reversed(above):
+            for k in range(len(above) - 1, -1, -1):
+                row = above[k]
+                # a wrapped title's second line may carry figures ("in 39 Countries to
+                # Index of Wholesale", 1939-12 p68): it goes on from a title line above
+                wrapped = bool(run) and k > 0 and (
+                    _title_line(above[k - 1], height) and _title_continued(row, above[k - 1], height)
+                )
                 if (
-                    _title_line(row, height)
+                    (_title_line(row, height) or wrapped)
                     and _centred(row, *spans, height)
                     and (not run or run[0].mid - row.mid <= 2 * pitch)
                 ):

@@ -58,6 +58,16 @@ _NUMBERED = re.compile(
 )
 
 
+# a table code OCR garbled in its middle ("Table CM—ltiI—1. — Dollar Claims", 1984-06
+# p60, for "CM-III-1"): letters, dash-joined parts, a last part of figures, then a stop
+# and a dash before a capitalised name - the shape of a numbered title all the same
+_GARBLED_CODE = re.compile(
+    r"^\W{0,3}(?P<word>(?i:ta[bh][l1i|]e))\s+(?P<code>[A-Za-z]{1,4}"
+    r"(?:\s?[-\u2013\u2014~]\s?[A-Za-z0-9|!]{1,5}){0,2}\s?[-\u2013\u2014~]\s?\d{1,2})"
+    r"\.\s*[-\u2013\u2014]+\s*(?P<rest>[A-Z].*)$"
+)
+
+
 def is_numbered_title(text: str) -> bool:
     """A line that opens a numbered title: "Table 3.- Budget Receipts", "TABLE FFO-3—On-
     Budget ...", "CHART CM-C.—Net Purchases ...". Not prose that names a table ("Table 4
@@ -68,6 +78,8 @@ def is_numbered_title(text: str) -> bool:
     m = _NUMBERED.match(" ".join((text or "").split()))
     if m is None:
         return False
+    if _GARBLED_CODE.match(" ".join((text or "").split())):
+        return True
     first, parts, rest = m.group("first"), m.group("parts"), m.group("rest")
     lettered = bool(parts) and re.match(r"^\s*[.\-\u2013\u2014]", rest) is not None
     if not (re.search(r"\d", first + parts) or re.fullmatch(r"[IVXl|!]+", first) or lettered):
@@ -85,7 +97,12 @@ def split_title(text: str) -> Title:
     t = _CODE_DASH.sub("-", " ".join((text or "").split()))
     number = ""
     m = _NUMBER.match(t)
-    if m:
+    g = _GARBLED_CODE.match(t)
+    if g and (m is None or len(m.group("num").rstrip(".-\u2013\u2014")) < len(g.group("word")) + 1 + len(g.group("code"))):
+        # the garbled code reaches further than the code read as printed
+        code = re.sub(r"\s?[-\u2013\u2014~]\s?", "-", g.group("code"))
+        number, t = f"{g.group('word')} {code}", g.group("rest")
+    elif m:
         number = m.group("num").rstrip(".-\u2013\u2014")
         t = t[m.end() :]
     else:

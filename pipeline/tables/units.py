@@ -124,6 +124,10 @@ def _garbled_unit(text: str) -> tuple[str, int] | None:
         in_before = i >= 1 and tokens[i - 1].lower() in _IN_WORDS
         if of_dollars or (dollars_in and in_before):
             return f"{scale}s of dollars", _SCALES[scale]
+        if in_before and i >= 2 and tokens[i - 2].lower() in ("amount", "amounts"):
+            # "<...> amounts in mitlions" (1984-06 p39, "Dollar" read "Ooi1lar"): the
+            # scale of the amounts, whatever they are counted in
+            return f"{scale}s", _SCALES[scale]
     return None
 
 
@@ -149,6 +153,8 @@ def is_unit_line(text: str) -> bool:
         # the bracket of "[In millions ...]" read as a letter: "TIn", "Lin"
         or re.match(r"^[\W_]{0,3}[A-Za-z]?in\s", stripped, re.IGNORECASE) is not None
         or (bool(first) and _dollar_word(first[0]))
+        # "Dollar amounts in millions" with its first word garbled ("Ooi1lar amounts in")
+        or re.match(r"^\W{0,3}[A-Za-z0-9]{4,8}\s+amounts?\s+in\s", stripped, re.IGNORECASE) is not None
     )
     # a long unit line carries a note ("In millions of dollars; negative figures ...")
     return opens and (len(stripped) <= 110 or read_unit(stripped[:40]) is not None)
@@ -156,7 +162,8 @@ def is_unit_line(text: str) -> bool:
 
 def _unread_unit_line(text: str) -> bool:
     """ "(In <scale word> of ..." with the scale word garbled: a unit line, unit unread."""
-    m = re.match(r"^\W{0,3}[(\[]\s*[A-Za-z]?[Ii1l][an]\s+([A-Za-z0-9]+)\s+of\b", text)
+    # the bracket may be lost or read as a letter: "CIn biltions of yen" (1984-06 p75)
+    m = re.match(r"^\W{0,3}(?:[(\[]\s*)?[A-Za-z]?[Ii1l][an]\s+([A-Za-z0-9]+)\s+of\b", text)
     return m is not None and garbled_scale(m.group(1)) is not None
 
 

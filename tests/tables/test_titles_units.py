@@ -11,7 +11,7 @@ import pytest
 from pipeline.tables.layout import build_tables
 from pipeline.tables.titles import is_numbered_title, split_title
 from pipeline.tables.units import garbled_scale, is_unit_line, read_unit
-from tests.tables.test_layout import COLS, LEFT, PITCH, Page
+from tests.tables.test_layout import COLS, CW, LEFT, PITCH, Page
 
 
 def _rows(page: Page, y: float, labels: list[str], figures: list[str]) -> float:
@@ -468,3 +468,107 @@ def test_a_table_goes_on_past_stub_headings_set_off_by_blank_lines() -> None:
     t = tables.row(0, named=True)
     assert t["n_rows"] == 4 and t["unit"] == "thousands of dollars"
     assert t["statement"] == "Short-Term Foreign Assets as Reported by Banks and Bankers"
+
+
+# ---- units and titles of 1984-06, 1939-12 and born-digital pages ---------------------
+
+
+def test_amounts_in_a_garbled_scale_state_the_scale() -> None:
+    """1984-06 p39 (400-DPI OCR): "[Dollar amounts in millions. Source: ...]" read
+    "Ooi1lar amounts in mitlions. Source: ..." - "Dollar" three edits away, the scale
+    of the amounts still reads."""
+    text = "Ooi1lar amounts in mitlions. Source: Subscription and allotment reports"
+    assert read_unit(text) == ("millions", 1_000_000)
+    assert is_unit_line(text)
+
+
+def test_a_unit_line_whose_bracket_reads_as_a_letter_is_a_unit_line() -> None:
+    """1984-06 p75: "[In billions of yen]" read "CIn biltions of yen Eee -": a unit line
+    (the lexicon then reads its scale), not a body row under the title."""
+    assert is_unit_line("CIn biltions of yen Eee -")
+    assert not is_unit_line("Interest of the United States")
+
+
+def _dollar_table(page: Page, y: float, first: list[str]) -> None:
+    page.centred("TABLE USCC-1—Amounts Outstanding and in Circulation, June 30, 2022", 1275, y)
+    _heads(page, y + 2 * PITCH, ["Total", "Notes"])
+    _rows(page, y + 4 * PITCH, ["Amounts outstanding ....."], first)
+    _rows(page, y + 5 * PITCH, ["The Treasury .....", "FRBs ....."], ["179,149,775", "96,549,775"])
+
+
+def test_dollar_figures_of_a_text_layer_table_without_unit_are_dollars() -> None:
+    """2022-09 p56 (born digital): no unit line, the first row prints "$2,584,316,862,092":
+    dollars. A text layer drops no unit line; an OCR page might (1984-06 p88 lost its
+    "[In billions]" over "$27.1"), so there the unit stays unknown."""
+    page = Page()
+    _dollar_table(page, 300, ["$2,584,316,862,092", "$2,533,881,300,586"])
+    text_pages = page.pages().with_columns(pl.lit("text_layer").alias("word_source"))
+    tables, _ = build_tables(page.words(), text_pages)
+    assert tables["unit"].to_list() == ["dollars"] and tables["unit_multiplier"].to_list() == [1]
+    tables, _ = build_tables(page.words(), page.pages())  # OCR
+    assert tables["unit_multiplier"].to_list() == [None]
+
+
+def test_dollar_figures_under_a_scale_word_are_not_taken_for_dollars() -> None:
+    """A "$" first row under "(In millions of dollars)" or with a scale word in its rows
+    ("$24,000 million" in prose) is not read as plain dollars."""
+    page = Page()
+    page.centred("(In millions of dollars)", 1275, 200)
+    _dollar_table(page, 300, ["$2,584", "$2,533"])
+    text_pages = page.pages().with_columns(pl.lit("text_layer").alias("word_source"))
+    tables, _ = build_tables(page.words(), text_pages)
+    assert tables["unit_multiplier"].to_list() == [1_000_000]
+    page = Page()
+    _dollar_table(page, 300, ["$2,584", "$2,533"])
+    _rows(page, 300 + 7 * PITCH, ["Tenders accepted, million ....."], ["$24,000", "$9"])
+    tables, _ = build_tables(page.words(), text_pages)
+    assert tables["unit_multiplier"].to_list() == [None]
+
+
+def test_a_wrapped_title_line_with_a_count_is_part_of_the_title() -> None:
+    """1939-12 p68: "Ratios of Index of Wholesale Prices / in 39 Countries to Index of
+    Wholesale / Prices in the United States" over an untitled-by-number table: the
+    second line carries a figure but goes on from the first; the whole is the title."""
+    page = Page()
+    page.centred("Ratios of Index of Wholesale Prices", 1275, 150)
+    page.centred("in 39 Countries to Index of Wholesale", 1275, 150 + PITCH)
+    page.centred("Prices in the United States", 1275, 150 + 2 * PITCH)
+    _heads(page, 150 + 5 * PITCH, ["Unweighted", "Weighted"])
+    _rows(page, 150 + 7 * PITCH, ["1935 .....", "1936 .....", "1937 ....."], ["100", "105"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["statement"].to_list() == [
+        "Ratios of Index of Wholesale Prices in 39 Countries to Index of Wholesale"
+        " Prices in the United States"
+    ]
+
+
+def test_a_title_line_with_a_count_is_no_head_line() -> None:
+    """1939-12 p68, right table: "Ratios of Index of Wholesale Prices in 39 Countries" is
+    one phrase (words a word-space apart) with a figure among its words - title text,
+    not column heads with head figures ("Within 1 year" spread over the columns)."""
+    from pipeline.tables.layout import classify_line
+    from pipeline.tables.lines import assign_lines, page_lines
+
+    page = Page()
+    first = "Ratios of Index of Wholesale Prices in"
+    page.text(first, 1000, 150)
+    # OCR set the count a little more than a word-space after "in" (23 px, 24 px type)
+    page.text("39 Countries", 1000 + len(first) * CW + 32, 150)
+    page.text("Maturity", LEFT, 300)
+    page.right("Within", 1100, 300)
+    page.right("1", 1400, 300)
+    page.right("year", 1700, 300)
+    title, head = page_lines(assign_lines(page.words()))
+    assert classify_line(title, LEFT, 30.0).kind != "header"
+    assert classify_line(head, LEFT, 30.0).kind == "header"
+
+
+def test_a_table_code_garbled_in_its_middle_still_opens_a_numbered_title() -> None:
+    """1984-06 p60 (400-DPI OCR): "Table CM—ltiI—1. — Dollar Claims on Nonbank Foreigners"
+    (for CM-III-1) under the section head "Section III. — Supplementary Liabilities ...":
+    the numbered line is the title, its name what follows the code."""
+    text = "Table CM\u2014ltiI\u20141. \u2014 Dollar Claims on Nonbank Foreigners"
+    assert is_numbered_title(text)
+    assert split_title(text).name == "Dollar Claims on Nonbank Foreigners"
+    assert split_title("Table CM\u2014III\u20141. \u2014 Dollar Claims").number == "Table CM-III-1"
+    assert not is_numbered_title("Table 4 under the heading of claims")
