@@ -219,13 +219,62 @@ def _item(r: dict, axis: str, repeated: set[str]) -> tuple[str, str]:
     return item, label
 
 
+def _period_key(r: dict) -> tuple:
+    return (r.get("period_kind"), r.get("period_start"), r.get("period_end"))
+
+
+def _garbled_head(table: dict, cells: list[dict]) -> str:
+    """Why an OCR table's header block cannot name its columns, or "".
+
+    On a scanned page a column head the reader doubts (unconfirmed words, a head that
+    opens in lower case: its upper lines lost) means the block was misread, and the
+    spanners over the other columns may be lost as well (1939-12 "Public Debt
+    Accounts": "Special Series" under both Receipts and Expenditures, the spanners gone,
+    beside heads read as "total", "cone"; 1953-09 "Summary of Cash Transactions":
+    "Cash trust" for "Cash trust account expenditures" beside "wot cost / Clearing")."""
+    if table.get("word_source") != "ocr":
+        return ""
+    doubtful = sorted(
+        {
+            c["col_label"] or ""
+            for c in cells
+            if c.get("col_label_doubt") or re.match(r"\W*[a-z]", c["col_label"] or "")
+        }
+    )
+    if not doubtful:
+        return ""
+    return f"scanned header block misread ({doubtful[0]!r}): no column is named by it"
+
+
 def _leaf(label: str | None) -> str:
     levels = [p.strip() for p in (label or "").split(" / ") if p.strip()]
     return levels[-1].lower() if levels else ""
 
 
-def _ambiguity(r: dict, axis: str, shaky: set[str], twins: set[int], page: int) -> str:
-    """Why a question naming this cell may be read as naming another one."""
+def _ambiguity(
+    r: dict,
+    axis: str,
+    shaky: set[str],
+    twins: set[int],
+    page: int,
+    garbled_head: str = "",
+    twin_periods: frozenset = frozenset(),
+) -> str:
+    """Why a question naming this cell may be read as naming another one.
+
+    ``garbled_head``: why the table's header block as a whole cannot be trusted to name
+    its columns (an OCR page where some column head is doubtful: the spanners over the
+    others may be lost too). ``twin_periods``: the period keys printed over more than one
+    column of the table.
+    """
+    names_column = axis == "row" or bool(r.get("dimension"))
+    if names_column and garbled_head:
+        return garbled_head
+    if axis == "col" and not r.get("dimension") and _period_key(r) in twin_periods:
+        # 1967-08 "Foreign Credit and Debit Balances": "December 1966" under the credit
+        # and the debit spanners, the spanner read over one of them only
+        period = r.get("period_text")
+        return f"{period!r} heads several columns and this one's dimension is unread"
     if (axis == "row" or r.get("dimension")) and r.get("col_label_doubt"):
         # the column's header path (its spanners) could not be read unambiguously, and
         # a question names the column by it (periods in the rows, or several columns a
@@ -330,6 +379,12 @@ def build_archive(
         leaves = Counter(_leaf(c) for c in (t.get("col_labels") or []))
         shaky = {leaf for leaf, n in leaves.items() if n > 1 and leaf}
         twins = statements_in_volume.get((t["doc_id"], name), set())
+        garbled_head = _garbled_head(t, every)
+        columns_of: dict[tuple, set[int]] = defaultdict(set)
+        for r in every:
+            if r.get("period_kind") and r.get("period_axis") == "col":
+                columns_of[_period_key(r)].add(int(r["col_idx"]))
+        twin_periods = frozenset(k for k, cols in columns_of.items() if len(cols) > 1)
         for r in every:  # every printed period of every series, anchored or not
             period = period_of(r)
             item, _ = _item(r, axis, repeated)
@@ -367,7 +422,9 @@ def build_archive(
                 label=label,
                 identity_ids=tuple(r.get("identity_ids") or ()),
                 doubt=tuple(r.get("label_doubt") or ()),
-                ambiguity=_ambiguity(r, axis, shaky, twins, int(r["page_no"])),
+                ambiguity=_ambiguity(
+                    r, axis, shaky, twins, int(r["page_no"]), garbled_head, twin_periods
+                ),
                 dimension=(r.get("dimension") or "") if axis != "row" else "",
             )
             if (fact.item, period.key) in table.grid:

@@ -57,3 +57,64 @@ def test_a_warehouse_without_the_doubt_column_still_reads() -> None:
     frames = sample_frames(seed=3)
     frames["table_cells"] = frames["table_cells"].drop("col_label_doubt")
     assert _facts(frames)
+
+
+def _scanned(frames: dict[str, pl.DataFrame], table_id: str) -> None:
+    frames["tables"] = frames["tables"].with_columns(
+        word_source=pl.when(pl.col("table_id") == table_id)
+        .then(pl.lit("ocr"))
+        .otherwise(pl.col("word_source"))
+    )
+
+
+def test_one_doubtful_head_on_a_scanned_table_names_no_column() -> None:
+    """1939-12 "Public Debt Accounts" (scanned): "Special Series" stood under both the
+    Receipts and the Expenditures spanners, both lost, beside heads read as "total" and
+    "cone"; the question named "Special Series" and could mean either column. On an OCR
+    page one doubtful head makes every column head of the table untrusted as a name."""
+    frames = sample_frames(seed=3)
+    cells = frames["table_cells"]
+    target = cells.filter(pl.col("period_axis") == "row")["table_id"][0]
+    _scanned(frames, target)
+    assert all("label_uncertain" not in " ".join(fact_problems(f)) for f in _facts(frames))
+    frames["table_cells"] = cells.with_columns(
+        col_label=pl.when((pl.col("table_id") == target) & (pl.col("col_idx") == 0))
+        .then(pl.lit("cone"))
+        .otherwise(pl.col("col_label"))
+    )
+    facts = _facts(frames)
+    hit = [f for f in facts if f.table_id == target]
+    assert hit and len({f.col_idx for f in hit}) > 1
+    for f in hit:
+        assert any("scanned header block" in p for p in fact_problems(f)), f
+    assert all("scanned header" not in " ".join(fact_problems(f)) for f in facts if f not in hit)
+
+
+def test_a_period_over_two_columns_without_a_dimension_is_ambiguous() -> None:
+    """1967-08 "Foreign Credit and Debit Balances": "December 1966" heads a credit and a
+    debit column, the spanner read over one of them only; a question naming only the
+    period and the row could mean either."""
+    frames = sample_frames(seed=3)
+    cells = frames["table_cells"]
+    target = cells.filter(pl.col("period_axis") == "col")["table_id"][0]
+    table = cells.filter(pl.col("table_id") == target)
+    first, second = sorted(set(table["col_idx"]))[:2]
+    start, end, text, kind = table.filter(pl.col("col_idx") == first).select(
+        "period_start", "period_end", "period_text", "period_kind"
+    ).row(0)
+    twin = (pl.col("table_id") == target) & (pl.col("col_idx") == second)
+    frames["table_cells"] = cells.with_columns(
+        period_start=pl.when(twin).then(pl.lit(start)).otherwise("period_start"),
+        period_end=pl.when(twin).then(pl.lit(end)).otherwise("period_end"),
+        period_text=pl.when(twin).then(pl.lit(text)).otherwise("period_text"),
+        period_kind=pl.when(twin).then(pl.lit(kind)).otherwise("period_kind"),
+        dimension=pl.when(twin).then(pl.lit("Debit balances")).otherwise("dimension"),
+    )
+    facts = [f for f in _facts(frames) if f.table_id == target]
+    bare = [f for f in facts if f.col_idx == first]
+    named = [f for f in facts if f.col_idx == second]
+    assert bare and named
+    for f in bare:
+        assert any("heads several columns" in p for p in fact_problems(f)), f
+    for f in named:  # the column whose dimension was read is named by it
+        assert not any("heads several columns" in p for p in fact_problems(f)), f
