@@ -317,12 +317,15 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         return _cumulative(text, year)
     days = list(_DAY_DATE.finditer(text))
     if len(days) >= 2:
-        return _between_dates(days[0], days[-1], text[days[0].end() : days[-1].start()])
+        between = text[days[0].end() : days[-1].start()]
+        return _between_dates(days[0], days[-1], between, text[: days[0].start()])
     day = days[0] if days else None
     if day:
         d = _day(day)
         if d is None:
             return NOT_A_PERIOD  # "Feb. 30, 1940": a misread date names no period
+        if _THROUGH_DAY.search(text[: day.start()]):
+            return _flow_through(text, d)
         return Period("as_of_date", d, d, _day_text(d))
     first = _FIRST_MONTHS.search(text)
     if first:
@@ -395,11 +398,39 @@ def _span(text: str, year: int, both: str) -> Period | None:
     return None
 
 
-def _between_dates(first: re.Match, last: re.Match, between: str = "") -> Period:
+# a date a span runs to ("Current quarter through Mar. 31, 1997"): the end of a flow
+_THROUGH_DAY = re.compile(r"\b(through|thru|to)\s*$", re.IGNORECASE)
+
+
+def _flow_through(text: str, end: date) -> Period:
+    """A flow that runs to ``end`` (1997-09 ESF-2 "Current quarter through Mar. 31, 1997"):
+    the quarter or the year to date ending there, when the head says which and ``end``
+    closes a month; never the position at that date."""
+    if end != month_end(end.year, end.month):
+        return NOT_A_PERIOD
+    if _QUARTER_WORD.search(text) or re.search(r"\bquarter\b", text, re.IGNORECASE):
+        first = end.month - 2 if end.month > 2 else end.month + 10
+        start = date(end.year if end.month > 2 else end.year - 1, first, 1)
+        label = f"{_month_name(start.month)}–{_month_name(end.month)} {end.year}"
+        return Period("quarter", start, end, f"the {label} quarter")
+    if _TO_DATE.search(text):
+        fiscal = bool(_FISCAL.search(text)) or not _CALENDAR.search(text)
+        fy = end.year + 1 if fiscal and end > fiscal_year_bounds(end.year)[1] else end.year
+        start = fiscal_year_bounds(fy)[0] if fiscal else date(end.year, 1, 1)
+        what = f"fiscal year {fy}" if fiscal else f"calendar year {end.year}"
+        return Period(
+            "year_to_date", start, end, f"{what} through {_month_name(end.month)} {end.year}"
+        )
+    return NOT_A_PERIOD
+
+
+def _between_dates(first: re.Match, last: re.Match, between: str = "", before: str = "") -> Period:
     """ "Apr. 1, 2016, through June 30, 2016": a quarter when it is one; so is the change
     between two month-end balances, "Mar. 31, 2022, through June 30, 2022" (2022-09
-    ESF-1: the April-June quarter). Any other span between two dates is no period a
-    question can name in one of the kinds."""
+    ESF-1: the April-June quarter); a span from the first day of a fiscal or calendar
+    year that the head calls "to date" is that year to date ("Fiscal year to date Oct.
+    1, 1996, through Mar. 31, 1997", 1997-09 ESF-2). Any other span between two dates
+    is no period a question can name in one of the kinds."""
     start, end = _day(first), _day(last)
     spans = re.search(r"\b(through|thru|to)\b|[-\u2013\u2014]", between, re.IGNORECASE)
     if spans and start is not None and start == month_end(start.year, start.month):
@@ -408,6 +439,10 @@ def _between_dates(first: re.Match, last: re.Match, between: str = "") -> Period
         return NOT_A_PERIOD
     months = (end.year - start.year) * 12 + end.month - start.month + 1
     if months != 3:
+        if _TO_DATE.search(before) and 1 <= months <= 12:
+            to_date = _flow_through(before + " through", end)
+            if to_date.kind == "year_to_date" and to_date.start == start:
+                return to_date
         return NOT_A_PERIOD
     label = f"{_month_name(start.month)}–{_month_name(end.month)} {end.year}"
     return Period("quarter", start, end, f"the {label} quarter")

@@ -603,3 +603,33 @@ def test_columns_repeating_one_bare_year_are_months_whose_names_were_lost() -> N
     cols = ["2010 / Mar. r", "2010 / June r", "2010 / Sept. r", "2010 / Dec."]
     _, periods, _ = axis_periods(cols, ["China"], "Purchases", "Country")
     assert {p.kind for p in periods} == {"month"}
+
+
+@pytest.mark.parametrize(
+    ("head", "kind", "start", "end"),
+    [
+        ("Current quarter through Mar. 31, 1997", "quarter", date(1997, 1, 1), date(1997, 3, 31)),
+        (
+            "Fiscal year to date through Mar. 31, 1997",
+            "year_to_date",
+            date(1996, 10, 1),
+            date(1997, 3, 31),
+        ),
+        (
+            "Fiscal year to date Oct. 1, 1996, through Mar. 31, 1997",
+            "year_to_date",
+            date(1996, 10, 1),
+            date(1997, 3, 31),
+        ),
+        ("Fiscal year to date Jan. 1, 1997, through June 30, 1997", "not_a_period", None, None),
+        ("Total through Mar. 15, 1997", "not_a_period", None, None),
+        ("As of Mar. 31, 1997", "as_of_date", date(1997, 3, 31), date(1997, 3, 31)),
+    ],
+)
+def test_a_date_a_span_runs_to_ends_a_flow_not_a_position(head, kind, start, end) -> None:
+    """1997-09 ESF-2 "Income and Expense": the columns "Current quarter through Mar. 31,
+    1997" and "Fiscal year to date Oct. 1, 1996, through Mar. 31, 1997" hold flows; the
+    first was read as the position at March 31, 1997 (the question asked "as of"), the
+    second as no period."""
+    p = parse_period(head)
+    assert (p.kind, p.start, p.end) == (kind, start, end)
