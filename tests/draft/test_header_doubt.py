@@ -86,8 +86,8 @@ def test_one_doubtful_head_on_a_scanned_table_names_no_column() -> None:
     hit = [f for f in facts if f.table_id == target]
     assert hit and len({f.col_idx for f in hit}) > 1
     for f in hit:
-        assert any("scanned header block" in p for p in fact_problems(f)), f
-    assert all("scanned header" not in " ".join(fact_problems(f)) for f in facts if f not in hit)
+        assert any("header block misread" in p for p in fact_problems(f)), f
+    assert all("header block" not in " ".join(fact_problems(f)) for f in facts if f not in hit)
 
 
 def test_a_period_over_two_columns_without_a_dimension_is_ambiguous() -> None:
@@ -118,3 +118,29 @@ def test_a_period_over_two_columns_without_a_dimension_is_ambiguous() -> None:
         assert any("heads several columns" in p for p in fact_problems(f)), f
     for f in named:  # the column whose dimension was read is named by it
         assert not any("heads several columns" in p for p in fact_problems(f)), f
+
+
+def test_a_text_layer_block_with_most_heads_in_doubt_names_no_column() -> None:
+    """1997-09 CM-V-4 (text layer): nine of fourteen heads in doubt, and an undoubted
+    one read "Foreign Bonds Stocks securities" (two heads spliced). A born-digital block
+    with one doubtful head of several keeps its other heads."""
+    frames = sample_frames(seed=3)
+    cells = frames["table_cells"]
+    target = cells.filter(pl.col("period_axis") == "row")["table_id"][0]
+    n_cols = cells.filter(pl.col("table_id") == target)["col_idx"].n_unique()
+    assert n_cols >= 2
+
+    def doubt(cols: int) -> dict[str, pl.DataFrame]:
+        out = dict(frames)
+        out["table_cells"] = cells.with_columns(
+            col_label_doubt=pl.when((pl.col("table_id") == target) & (pl.col("col_idx") < cols))
+            .then(pl.lit("head line 'Total' stands among spanning heads"))
+            .otherwise(pl.col("col_label_doubt"))
+        )
+        return out
+
+    facts = [f for f in _facts(doubt(1)) if f.table_id == target and f.col_idx >= 1]
+    assert facts and all("header block" not in " ".join(fact_problems(f)) for f in facts)
+    most = (n_cols + 1) // 2 + (n_cols % 2 == 0)
+    facts = [f for f in _facts(doubt(most)) if f.table_id == target and f.col_idx >= most]
+    assert facts and all("header block misread" in " ".join(fact_problems(f)) for f in facts)
