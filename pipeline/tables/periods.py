@@ -300,9 +300,11 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         if y < 100:  # "6/20/49": the century of the years printed around it, if any
             near = [int(v) for v in _YEAR.findall(context)] or [1900 + y if y >= 50 else 2000 + y]
             y = min((1900 + y, 2000 + y), key=lambda v: min(abs(v - n) for n in near))
-        if 1 <= m <= 12 and 1 <= d <= 31:
-            day = date(y, m, min(d, calendar.monthrange(y, m)[1]))
+        if 1 <= m <= 12 and 1 <= d <= calendar.monthrange(y, m)[1]:
+            day = date(y, m, d)
             return Period("as_of_date", day, day, _day_text(day))
+        if 1 <= m <= 12 and 1 <= d <= 31:
+            return NOT_A_PERIOD  # "2/30/83" (OCR lost the 1 of "12/30/83"): no such day
     years = [int(y) for y in _YEAR.findall(text)]
     if not years:
         return None

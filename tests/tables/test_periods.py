@@ -603,3 +603,13 @@ def test_columns_repeating_one_bare_year_are_months_whose_names_were_lost() -> N
     cols = ["2010 / Mar. r", "2010 / June r", "2010 / Sept. r", "2010 / Dec."]
     _, periods, _ = axis_periods(cols, ["China"], "Purchases", "Country")
     assert {p.kind for p in periods} == {"month"}
+
+
+def test_a_numeric_date_on_no_day_of_its_month_is_no_period() -> None:
+    """1984-06 p75 (FCP-IV-1, Nonbanking Firms' Positions, Japanese yen): OCR lost the
+    "1" of "12/30/83" and read "2/30/83"; there is no February 30, and the row was made
+    February 28, 1983. A misread date names no period."""
+    assert parse_period("2/30/83") is NOT_A_PERIOD
+    assert parse_period("2/29/84").end == D(1984, 2, 29)
+    assert parse_period("4/31/83") is NOT_A_PERIOD
+    assert parse_period("12/30/83").end == D(1983, 12, 30)
