@@ -491,8 +491,9 @@ def read_table(
     labels = repair_year_run(footnoted_month_rows(labels))
     stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
     periods = cell_periods(
-        col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt
-    )
+        col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt,
+        row_headings=parents,
+    )  # fmt: skip
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):
         for col_idx, chunk in placed.items():

@@ -613,3 +613,84 @@ def test_a_numeric_date_on_no_day_of_its_month_is_no_period() -> None:
     assert parse_period("2/29/84").end == D(1984, 2, 29)
     assert parse_period("4/31/83") is NOT_A_PERIOD
     assert parse_period("12/30/83").end == D(1983, 12, 30)
+
+
+def test_stub_headings_naming_the_kind_of_year_date_the_rows_under_them() -> None:
+    """1953-09 p29 (Sales and Redemptions by Periods, Series E through K): under the stub
+    head "Period" the stub prints "Fiscal years:" over 1946 ... 1953, "Calendar years:"
+    over 1946 ... 1952 and "Months:" over "1953-January" ... The calendar rows were read
+    in the table's fiscal context and, each year printed twice, all made no period."""
+    import polars as pl
+
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    page = Page()
+    page.centred("Table 3.- Sales and Redemptions by Periods, Series E through K", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.text("Period", LEFT + 100, 430)
+    for x1, head in zip(COLS, ["Sales", "Accrued", "Total", "Outstanding"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 430 + 2 * PITCH
+    stub = [("Fiscal years:", None), ("1950", 0), ("1951", 0), ("1952", 0), ("1953", 0),
+            ("Calendar years:", None), ("1950", 0), ("1951", 0), ("1952", 0),
+            ("Months:", None), ("1953-January", 0), ("February", 0)]  # fmt: skip
+    for label, _ in stub:
+        if label.endswith(":"):
+            page.text(label, LEFT, y)
+        else:
+            page.text(label, LEFT + 40, y)
+            for x1 in COLS:
+                page.right("3,993", x1, y)
+        y += PITCH
+    _, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    got = [(r["row_label"], r["period_kind"], str(r["period_end"])) for r in rows.to_dicts()]
+    assert got == [
+        ("1950", "fiscal_year", "1950-06-30"),
+        ("1951", "fiscal_year", "1951-06-30"),
+        ("1952", "fiscal_year", "1952-06-30"),
+        ("1953", "fiscal_year", "1953-06-30"),
+        ("1950", "calendar_year", "1950-12-31"),
+        ("1951", "calendar_year", "1951-12-31"),
+        ("1952", "calendar_year", "1952-12-31"),
+        ("1953-January", "month", "1953-01-31"),
+        ("February", "month", "1953-02-28"),
+    ]
+
+
+def test_a_kind_heading_overrides_the_tables_kind_only_for_its_rows() -> None:
+    """The heading is nearer the row than the title: "Calendar year:" rows under a stub
+    head "End of fiscal year" are calendar years; a heading that says more ("Fiscal
+    years 1941-1945:") or names no kind ("Months:") decides nothing."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1951", "1952", "1952", "1953-Jan.", "Feb."]
+    heads = ["", "", "Calendar year", "Months", "Months"]
+    _, periods, _ = axis_periods(["Sales"], labels, "Savings Bonds", "Fiscal year", "", heads)
+    assert [p.kind for p in periods] == ["fiscal_year", "fiscal_year", "calendar_year",
+                                         "month", "month"]  # fmt: skip
+    _, periods, _ = axis_periods(["Sales"], ["1951", "1952"], "Savings Bonds", "Period", "",
+                                 ["Fiscal years 1941-1945", "Fiscal years 1941-1945"])  # fmt: skip
+    assert {p.kind for p in periods} == {"year"}
+    # a misspelt kind word is read ("Fisoal years:", 1953-09 p29 Series H)
+    _, periods, _ = axis_periods(["Sales"], ["1952", "1953"], "Savings Bonds", "Period", "",
+                                 ["Fisoal years", "Fisoal years"])  # fmt: skip
+    assert {p.kind for p in periods} == {"fiscal_year"}
+
+
+def test_years_that_do_not_step_one_a_row_over_garbled_rows_name_no_period() -> None:
+    """1948-05 p36 (Sales and Redemptions, Series F): under "Calendar years:" the stub
+    prints 1941 ... 1947; OCR read "1942", "192", "1983", "19", "1985", "19", "1947".
+    "1942" stands six rows above "1947": one of the two is misread (it is "1941"), so
+    neither names a period; "1983" and "1985" are strays among the 1940s."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1941", "1942", "1943", "1944", "1945", "1946", "1947",
+              "1942", "192", "1983", "19", "1985", "19", "1947"]  # fmt: skip
+    heads = ["Fiscal years"] * 7 + ["Calendar years"] * 7
+    _, periods, _ = axis_periods(["Sales"], labels, "Sales and Redemptions", "Period", "", heads)
+    assert [p.kind for p in periods[:7]] == ["fiscal_year"] * 7
+    assert all(p is None or p is NOT_A_PERIOD for p in periods[7:])
+    # a run with whole years between, or none, is not counted
+    _, periods, _ = axis_periods(["Sales"], ["1930", "1935", "1940"], "Sales", "Calendar year")
+    assert [p.end.year for p in periods] == [1930, 1935, 1940]
