@@ -394,6 +394,29 @@ def _kind_context(context: str, kind: str | None) -> str:
     return f"{_KIND_WORD.sub(' ', read_period_words(context))} {kind} years"
 
 
+_STUB_PERIOD_WORDS = re.compile(r"\b(fiscal|calendar|years?|months?)\b", re.IGNORECASE)
+
+
+def read_stub_head(lines: list[list], edge: float) -> str:
+    """The stub head: the head words left of the first value column (``edge``).
+
+    A phrase that OCR ran on from the stub into the column heads ("Fiscal year|" joined
+    to "trust Interest on", 1953-09 p16 Table 4, the rule read as "|") gives the stub its
+    words left of the edge when they say what the rows are ("Fiscal year"); other
+    phrases across the edge (a heading over the whole table) stay out of it.
+    """
+    words = []
+    for chunks in lines:
+        for c in chunks:
+            if c.x1 < edge:
+                words.append(c.text)
+            elif c.x0 < edge:
+                left = " ".join(w.text for w in c.parts if w.x1 < edge)
+                if _STUB_PERIOD_WORDS.search(read_period_words(left)):
+                    words.append(left)
+    return " ".join(words)
+
+
 def axis_periods(
     col_labels: list[str],
     row_labels: list[str],

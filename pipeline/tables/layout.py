@@ -18,7 +18,7 @@ from statistics import median
 import polars as pl
 from rapidfuzz import fuzz
 
-from pipeline.tables.axes import cell_periods
+from pipeline.tables.axes import cell_periods, read_stub_head
 from pipeline.tables.columns import find_columns, place_row
 from pipeline.tables.continued import join_continued
 from pipeline.tables.headers import Column, column_heads
@@ -471,9 +471,7 @@ def read_table(
         unconfirmed = lexicon.unknown(label) if lexicon is not None else []
         if not col_doubt[c] and unconfirmed:
             col_doubt[c] = f"words the archive does not confirm {unconfirmed}"
-    stub_head = " ".join(
-        c.text for r in header_lines for c in r.line.chunks if c.x1 < columns[0].x0 - 0.5 * height
-    )
+    stub_head = read_stub_head([r.line.chunks for r in header_lines], columns[0].x0 - 0.5 * height)
     if not title and previous_title and not unit_lines:
         title = previous_title  # a second panel under the same title
     if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected

@@ -694,3 +694,49 @@ def test_years_that_do_not_step_one_a_row_over_garbled_rows_name_no_period() -> 
     # a run with whole years between, or none, is not counted
     _, periods, _ = axis_periods(["Sales"], ["1930", "1935", "1940"], "Sales", "Calendar year")
     assert [p.end.year for p in periods] == [1930, 1935, 1940]
+
+
+def test_a_stub_head_run_on_into_the_column_heads_keeps_its_stub_words() -> None:
+    """1953-09 p16 Table 4 (Derivation of Cash Trust Account Transactions): OCR read the
+    stub head "Fiscal year" with the rule after it as "year|" and ran it on into the
+    first column's head ("Fiscal year| trust Interest on|Transfere ..."); the stub head
+    kept only "er month" and the year rows were of unknown kind."""
+    import polars as pl
+
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    page = Page()
+    page.centred("Table 4.- Derivation of Cash Trust Account Transactions", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.text("Fiscal year| trust account cash receipts", LEFT, 430)  # into column 1
+    for x1, head in zip(COLS[1:], ["Interest", "Transfers", "Other"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    page.text("or month", LEFT, 430 + PITCH)
+    y = 430 + 3 * PITCH
+    for year in ("1946", "1947", "1948"):
+        page.text(year, LEFT, y)
+        for x1 in COLS:
+            page.right("3,993", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert tables["stub_head"].item().startswith("Fiscal year")
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["period_kind"].to_list() == ["fiscal_year"] * 3
+
+
+def test_a_heading_across_the_stub_edge_is_no_stub_head() -> None:
+    """Only stub words that say what the rows are come from a phrase across the edge
+    of the first value column (1997-09 p54: "MONTHLY SERIES--AVERAGES OF DAILY OR
+    WEEKLY" over the whole table is no stub head)."""
+    from pipeline.tables.axes import read_stub_head
+    from pipeline.tables.lines import Chunk
+
+    def chunk(words: list[tuple[str, float]]) -> Chunk:
+        parts = tuple(Chunk(t, x, 0, x + 20 * len(t), 30, 90, 1) for t, x in words)
+        text = " ".join(t for t, _ in words)
+        return Chunk(text, parts[0].x0, 0, parts[-1].x1, 30, 90, len(parts), words=parts)
+
+    heading = chunk([("MONTHLY", 200), ("SERIES--AVERAGES", 380), ("OF", 720), ("DAILY", 780)])
+    stub = chunk([("Fiscal", 200), ("year|", 340), ("trust", 460), ("Interest", 580)])
+    assert read_stub_head([[Chunk("Period", 200, 0, 320, 30, 90, 1)], [heading]], 560) == "Period"
+    assert read_stub_head([[stub]], 560) == "Fiscal year|"
