@@ -740,3 +740,29 @@ def test_a_heading_across_the_stub_edge_is_no_stub_head() -> None:
     stub = chunk([("Fiscal", 200), ("year|", 340), ("trust", 460), ("Interest", 580)])
     assert read_stub_head([[Chunk("Period", 200, 0, 320, 30, 90, 1)], [heading]], 560) == "Period"
     assert read_stub_head([[stub]], 560) == "Fiscal year|"
+
+
+def test_month_rows_above_the_first_dated_month_take_the_year_of_their_position() -> None:
+    """1967-08 p24 Table 10: the stub prints "1966-July" over "Aug." ... "Dec." and
+    "1967-Jan."; OCR lost the year of "1966-July" ("July") and garbled "Oct." ("Get"),
+    so July ... December were undated. Counted back from "1967-Jan." one month a row,
+    they are July ... December 1966. A month out of step ends the count."""
+    labels = ["1966", "1967", "1968 (Est.)", "July", "Aug.", "Sep", "Get", "Nov", "Dec",
+              "1967-Jan", "Feb"]  # fmt: skip
+    assert carry_years(labels)[3:9] == ["July 1966", "Aug 1966", "Sep 1966", "October 1966",
+                                        "Nov 1966", "Dec 1966"]  # fmt: skip
+    # quarterly rows (a month out of step) and an item row are left alone
+    assert carry_years(["1966", "Mar.", "June", "Sept.", "Dec.", "1967-Mar."])[1:5] == [
+        "Mar.", "June", "Sept.", "Dec."]  # fmt: skip
+    assert carry_years(["Customs", "Dec.", "1967-Jan."])[:2] == ["Customs", "Dec 1966"]
+    assert carry_years(["Nov.", "Customs", "1967-Jan."])[0] == "Nov."
+
+
+def test_a_year_dashed_to_a_month_whose_first_letter_ocr_misread_is_a_month_row() -> None:
+    """1940-05 p23 ("1939—4pr" for "1939-Apr."), 1984-06 p41 ("1983-¥ar" for
+    "1983-Mar."): a month row whose month OCR garbled, never the year 1939."""
+    from pipeline.tables.stub_periods import unread_month_row
+
+    assert unread_month_row("1939—4pr") and unread_month_row("1983-¥ar")
+    assert not unread_month_row("1939-12") and not unread_month_row("1935-57")
+    assert carry_years(["1939—4pr", "May", "June"])[1:] == ["May 1939", "June 1939"]
