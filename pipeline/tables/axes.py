@@ -417,6 +417,30 @@ def read_stub_head(lines: list[list], edge: float) -> str:
     return " ".join(words)
 
 
+_DAY_IN_HEADING = re.compile(
+    r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s*"
+    r"(18|19|20)\d\d\b",
+    re.IGNORECASE,
+)
+
+
+def position_heading(lines: list[str]) -> str:
+    """A heading above a page's tables that names a position on one day, set in
+    capitals: "TREASURY SURVEY OF OWNERSHIP, JUNE 30, 1967" (1967-08 p76, 1953-09 p41,
+    1948-05 p43). The tables under it print no date of their own; it is theirs."""
+    for line in lines:
+        letters = re.findall(r"[A-Za-z]", line)
+        upper = sum(c.isupper() for c in letters)
+        if (
+            len(letters) >= 8
+            and upper >= 0.8 * len(letters)
+            and STOCK_WORDS.search(line)
+            and len(_DAY_IN_HEADING.findall(line)) == 1
+        ):
+            return line
+    return ""
+
+
 def axis_periods(
     col_labels: list[str],
     row_labels: list[str],
@@ -424,6 +448,7 @@ def axis_periods(
     stub_head: str,
     unit_line: str = "",
     row_headings: list[str] | None = None,
+    page_heading: str = "",
 ) -> tuple[str, list[Period | None], Period | None]:
     """The period axis ("col", "row", "title" or ""), its periods, and the title's period.
 
@@ -444,6 +469,12 @@ def axis_periods(
     title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:
         title_period = None
+    if title_period is None and page_heading:
+        # the day of a position heading over the page ("SURVEY OF OWNERSHIP, JUNE 30,
+        # 1967") dates a table whose title names none
+        heading = parse_period(page_heading)
+        if heading is not None and heading is not NOT_A_PERIOD and heading.kind == "as_of_date":
+            title_period = heading
     dated_heads = _title_day_years(title, _spread_kind(col_labels))
     cols = [parse_period(c, context, title_period) for c in dated_heads]
     cols = _lost_subperiods(col_labels, cols)
@@ -479,14 +510,22 @@ def axis_periods(
 
 
 _MONTH_WORD = re.compile(
-    r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?(\s+\d{1,2}\b|$)", re.I
+    r"\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sept?(ember)?"
+    r"|oct(ober)?|nov(ember)?|dec(ember)?)\.?(\s+\d{1,2}\b|$)",
+    re.I,
 )
+# a security's coupon rate ("2-5/8 June", "1-1/4% April 1955"): its month is a maturity
+_RATE = re.compile(r"%|\b\d{1,2}-\d/\d{1,2}\b|\b\d\.\d+\b")
 
 
 def _dated(labels: list[str]) -> bool:
     """Labels that name months or days ("Sept. 6", "Week ended Oct. 13") date the cells
-    more finely than the title does: the title's period is not theirs."""
-    return any(_MONTH_WORD.search(label or "") for label in labels)
+    more finely than the title does: the title's period is not theirs. A word that only
+    opens like a month ("marine", "Public marketable") names none, and the month of a
+    security ("2-5/8 June", 1953-09 p41) is when it matures."""
+    return any(
+        _MONTH_WORD.search(label or "") and not _RATE.search(label or "") for label in labels
+    )
 
 
 def cell_periods(
@@ -497,6 +536,7 @@ def cell_periods(
     unit_line: str = "",
     stub_doubt: bool = False,
     row_headings: list[str] | None = None,
+    page_heading: str = "",
 ) -> dict[tuple[int, int], CellPeriod]:
     """Per (row_idx, col_idx): the cell's period and dimension.
 
@@ -508,7 +548,7 @@ def cell_periods(
     ran into the stub) gives the rows no kind to distrust.
     """
     axis, periods, title_period = axis_periods(
-        col_labels, row_labels, title, stub_head, unit_line, row_headings
+        col_labels, row_labels, title, stub_head, unit_line, row_headings, page_heading
     )
     doubt = stub_doubt and bool(_PERIOD_HEAD.search(read_period_words(stub_head or "")))
     if axis == "row" and (doubt or re.search(r"\b(18|19|20)\d\d\b", stub_head or "")):

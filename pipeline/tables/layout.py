@@ -18,7 +18,7 @@ from statistics import median
 import polars as pl
 from rapidfuzz import fuzz
 
-from pipeline.tables.axes import cell_periods, read_stub_head
+from pipeline.tables.axes import cell_periods, position_heading, read_stub_head
 from pipeline.tables.columns import find_columns, place_row
 from pipeline.tables.continued import join_continued
 from pipeline.tables.headers import Column, column_heads
@@ -151,6 +151,7 @@ def page_tables(
     # belongs to the table under it, never to the tables after that one
     first_top = min((b.body[0].mid for b in blocks), default=0.0)
     own_units: dict[str, str] = {}  # unit line read as a table's own -> its statement
+    heading = position_heading([r.line.text for r in rows if r.mid < first_top])
     for block in blocks:
         table_no = len(tables)
         above = [r for r in rows if r.kind == "unit" and r.mid < first_top]
@@ -160,7 +161,7 @@ def page_tables(
             above = [r for r in above if r.mid < first_title]
         page_head = [r.line.text for r in above][::-1]
         table, table_cells = read_table(
-            block, table_no, height, pitch, quality, page_head, previous_title, lexicon
+            block, table_no, height, pitch, quality, page_head, previous_title, lexicon, heading
         )
         if (
             table is not None
@@ -171,8 +172,9 @@ def page_tables(
             # ... nor the unit line an earlier table with another title read as its own
             page_head = [t for t in page_head if t.strip() != table["unit_printed"]]
             table, table_cells = read_table(
-                block, table_no, height, pitch, quality, page_head, previous_title, lexicon
-            )
+                block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
+                heading,
+            )  # fmt: skip
         if table is not None and tables and _panel_without_unit(table, block, previous_title):
             # a panel under the table above (its title carried over, no unit of its own)
             # is in the unit of that table
@@ -446,6 +448,7 @@ def read_table(
     page_head: list[str] | None = None,
     previous_title: str = "",
     lexicon: Lexicon | None = None,
+    page_heading: str = "",
 ) -> tuple[dict | None, list[dict]]:
     """One table's row and its cells: columns, headers, labels, parsed figures, and the
     table's semantics (statement name, unit and its source, each cell's period)."""
@@ -490,7 +493,7 @@ def read_table(
     stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
     periods = cell_periods(
         col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt,
-        row_headings=parents,
+        row_headings=parents, page_heading=page_heading,
     )  # fmt: skip
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):

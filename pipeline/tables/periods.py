@@ -325,6 +325,8 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         d = _day(day)
         if d is None:
             return NOT_A_PERIOD  # "Feb. 30, 1940": a misread date names no period
+        if _YEAR_ENDING.search(text[: day.start()]) and not _STOCK.search(f"{text} {context}"):
+            return _year_ending(text[: day.start()], d)
         return Period("as_of_date", d, d, _day_text(d))
     first = _FIRST_MONTHS.search(text)
     if first:
@@ -376,6 +378,23 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
             "calendar_year", date(year, 1, 1), date(year, 12, 31), f"calendar year {year}"
         )
     return Period("year", None, date(year, 12, 31), str(year))
+
+
+_YEAR_ENDING = re.compile(r"\byear\s+end(ing|ed)\W*$", re.IGNORECASE)
+
+
+def _year_ending(before: str, d: date) -> Period:
+    """ "Fiscal Year Ending June 30, 1939" (1940-05 p15): the fiscal year that ends on
+    that day, a flow over the year, not a position on the day (a stock table keeps the
+    day); "year ended December 31" the calendar year. A day that ends no such year
+    names no period."""
+    if _FISCAL.search(before):
+        start, end = fiscal_year_bounds(d.year)
+        if end == d:
+            return Period("fiscal_year", start, end, f"fiscal year {d.year}")
+    elif (d.month, d.day) == (12, 31):
+        return Period("calendar_year", date(d.year, 1, 1), d, f"calendar year {d.year}")
+    return NOT_A_PERIOD
 
 
 def _span(text: str, year: int, both: str) -> Period | None:

@@ -766,3 +766,50 @@ def test_a_year_dashed_to_a_month_whose_first_letter_ocr_misread_is_a_month_row(
     assert unread_month_row("1939—4pr") and unread_month_row("1983-¥ar")
     assert not unread_month_row("1939-12") and not unread_month_row("1935-57")
     assert carry_years(["1939—4pr", "May", "June"])[1:] == ["May 1939", "June 1939"]
+
+
+def test_a_position_heading_over_the_page_dates_tables_whose_title_names_no_date() -> None:
+    """1967-08 p76 ("SURVEY OF OWNERSHIP, JUNE 30,1967" over "Table 1.- Summary of All
+    Securities"), 1953-09 p41, 1948-05 p43: the survey's date is printed once, in the
+    capitals heading over the page; the tables' cells are holdings on that day. A
+    "marine" or "marketable" in a head is no month, and a security's month ("2-5/8
+    June") is its maturity: neither dates the cells more finely."""
+    import polars as pl
+
+    from pipeline.tables.axes import cell_periods, position_heading
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    assert position_heading(["68 Treasury Bulletin", "SURVEY OF OWNERSHIP, JUNE 30,1967"])
+    assert not position_heading(["Survey of ownership, June 30, 1967"])  # not a heading
+    assert not position_heading(["BUDGET RECEIPTS, JUNE 30, 1967"])  # no position
+    heads = ["Insurance companies / 469 fire, casualty, and marine"]
+    rows = ["Public marketable", "Certificates", "2-5/8 June"]
+    heading = "SURVEY OF OWNERSHIP, JUNE 30,1967"
+    got = cell_periods(heads, rows, "Summary of All Securities", "", "", page_heading=heading)
+    assert got[(0, 0)].period.key == ("as_of_date", "1967-06-30", "1967-06-30")
+    # the layout: the heading above the page's first table reaches the table
+    page = Page()
+    page.centred("SURVEY OF OWNERSHIP, JUNE 30, 1967", 1275, 200)
+    page.centred("Table 1.- Summary of All Securities", 1275, 300)
+    page.centred("(Par values - in millions of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["Total", "Banks", "Insurance", "Other"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 430 + 2 * PITCH
+    for label in ("Public marketable", "Special issues", "Total"):
+        page.text(label, LEFT, y)
+        for x1 in COLS:
+            page.right("3,993", x1, y)
+        y += PITCH
+    _, cells = _table(page)
+    assert set(cells["period_end"].cast(pl.String).to_list()) == {"1967-06-30"}
+
+
+def test_a_fiscal_year_ending_on_a_day_is_that_fiscal_year() -> None:
+    """1940-05 p14-16 (Grants-in-aid to States, "Fiscal Year Ending June 30, 1939"):
+    expenditures over the fiscal year, not a position on June 30, 1939."""
+    got = parse_period("Expenditures for Grants-in-aid, Fiscal Year Ending June 30, 1939")
+    assert got.key == ("fiscal_year", "1938-07-01", "1939-06-30")
+    assert parse_period("Receipts, year ended December 31, 1966").kind == "calendar_year"
+    assert parse_period("Fiscal Year Ending May 31, 1939") is NOT_A_PERIOD
+    held = parse_period("Debt, fiscal year ended June 30, 1939", "Outstanding")
+    assert held.key == ("as_of_date", "1939-06-30", "1939-06-30")
