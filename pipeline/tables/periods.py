@@ -219,8 +219,10 @@ def split_glued_year(text: str) -> str:
 
 def read_period_words(text: str) -> str:
     """``text`` with one-letter OCR slips of the period words corrected, "Ted of fiscal"
-    read as "End of fiscal", and a year glued to its month ("1947July") split."""
+    read as "End of fiscal", "Oec." (its D read as O, 1984-06 p62) as "Dec.", and a year
+    glued to its month ("1947July") split."""
     text = _WORD.sub(_period_word, text)
+    text = re.sub(r"\bOec\b", "Dec", text)
     text = re.sub(
         r"\b[A-Za-z]{0,2}[dD]\s+of\s+(?=(fiscal|calendar)\b)", "End of ", text, flags=re.I
     )
@@ -325,6 +327,8 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         d = _day(day)
         if d is None:
             return NOT_A_PERIOD  # "Feb. 30, 1940": a misread date names no period
+        if re.search(r"\b(through|thru)\b", text[: day.start()], re.IGNORECASE):
+            return NOT_A_PERIOD  # "... through Dec. 31, 1983": a span whose start is lost
         if _YEAR_ENDING.search(text[: day.start()]) and not _STOCK.search(f"{text} {context}"):
             return _year_ending(text[: day.start()], d)
         return Period("as_of_date", d, d, _day_text(d))

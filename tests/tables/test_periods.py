@@ -813,3 +813,13 @@ def test_a_fiscal_year_ending_on_a_day_is_that_fiscal_year() -> None:
     assert parse_period("Fiscal Year Ending May 31, 1939") is NOT_A_PERIOD
     held = parse_period("Debt, fiscal year ended June 30, 1939", "Outstanding")
     assert held.key == ("as_of_date", "1939-06-30", "1939-06-30")
+
+
+def test_a_december_whose_d_ocr_read_as_o_is_december() -> None:
+    """1984-06 p62 (CM-IV-1): "1983 / Oec." is the end of December 1983, not year 1983."""
+    got = parse_period("1983 / Oec.", "Position at end of period")
+    assert got.key == ("as_of_date", "1983-12-31", "1983-12-31")
+    assert parse_period("1983 / Oecumenical").kind == "year"  # only the abbreviation
+    # 1984-06 p80 (FCP): "Year to date Oct. 1, 1983 through Dec. 31, 1983" garbled over two
+    # head lines; a span whose first day is lost is no position on its last day
+    assert parse_period("date Oct. 1983 / Year to 1, through Oec. 31, 1983") is NOT_A_PERIOD
