@@ -436,6 +436,7 @@ def position_heading(lines: list[str]) -> str:
             and upper >= 0.8 * len(letters)
             and STOCK_WORDS.search(line)
             and len(_DAY_IN_HEADING.findall(line)) == 1
+            and len(re.findall(r"\b(?:18|19|20)\d\d\b", line)) == 1  # not "1983 AND 1982"
         ):
             return line
     return ""

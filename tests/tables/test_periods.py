@@ -782,6 +782,8 @@ def test_a_position_heading_over_the_page_dates_tables_whose_title_names_no_date
     assert position_heading(["68 Treasury Bulletin", "SURVEY OF OWNERSHIP, JUNE 30,1967"])
     assert not position_heading(["Survey of ownership, June 30, 1967"])  # not a heading
     assert not position_heading(["BUDGET RECEIPTS, JUNE 30, 1967"])  # no position
+    # 1984-06 p88: one day of two years names no one date for the tables under it
+    assert not position_heading(["SUMMARY OF LOANS RECEIVABLE, AS OF SEPT. 30, 1983 AND 1982"])
     heads = ["Insurance companies / 469 fire, casualty, and marine"]
     rows = ["Public marketable", "Certificates", "2-5/8 June"]
     heading = "SURVEY OF OWNERSHIP, JUNE 30,1967"
