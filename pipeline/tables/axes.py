@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
+from itertools import product
 
 from pipeline.tables.periods import (
     MONTH_WORD,
@@ -131,8 +132,48 @@ def _since_year(labels: list[str], periods: list[Period | None]) -> list[Period 
     return out
 
 
+def _sections(kinds: list[str | None] | None, n: int) -> list[range]:
+    """The runs of rows under one kind of stub heading: a stub that prints fiscal years
+    1946-1953, then calendar years 1946-1952 (1953-09 p29), is two runs of years, not one
+    that turns back on itself and prints each year twice."""
+    kinds = kinds or [None] * n
+    out, start = [], 0
+    for i in range(1, n + 1):
+        if i == n or kinds[i] != kinds[start]:
+            out.append(range(start, i))
+            start = i
+    return out
+
+
+def _off_step(
+    labels: list[str], years: list[int | None], out: list[Period | None], sections: list[range]
+) -> list[int]:
+    """Two annual rows whose years do not step one a row across the rows between them,
+    every one a year OCR garbled to digits and a letter or two ("1942", "192", "1983",
+    "19", "1985", "19", "1947" for
+    1941 ... 1947 under "Calendar years:", 1948-05 p36): one of them is misread, and
+    which cannot be told, so neither names a period. Rows with no row between may step
+    any way the stub runs (1930, 1935, 1940)."""
+    bad: set[int] = set()
+    for rows in sections:
+        read = [i for i in rows if years[i] is not None]  # a stray counts: it was read
+        for i, j in zip(read, read[1:], strict=False):
+            between = [(k, labels[k] or "") for k in range(i + 1, j)]
+            if not between or not all(
+                re.search(r"\d", t) and not re.search(r"[A-Za-z]{3}|(18|19|20)\d\d", t)
+                for k, t in between
+            ):
+                continue  # a blank, an item, a month or a whole year between: no run
+            if abs(years[j] - years[i]) != j - i:
+                bad.update((i, j))
+    return sorted(bad)
+
+
 def _chronological(
-    labels: list[str], carried: list[str], periods: list[Period | None]
+    labels: list[str],
+    carried: list[str],
+    periods: list[Period | None],
+    kinds: list[str | None] | None = None,
 ) -> list[Period | None]:
     """Row periods checked against the order the stub prints them in.
 
@@ -144,19 +185,24 @@ def _chronological(
     annual neighbours ("1987" over "1948" for "1947"), and a month row
     outside the table's annual years ("1947-Jan." for "1967-Jan." under 1966-1968). A bare
     year row right above a bare month row ("1947" over "August") is a month row whose
-    month OCR lost ("1947-July"). None of these names a period.
+    month OCR lost ("1947-July"). None of these names a period. The order and the copies
+    of a year are checked within each run of rows under one kind of stub heading
+    (``kinds``); the month rows, against all the table's annual years.
     """
     out = list(periods)
     months = [_months(carried[i], p) for i, p in enumerate(periods)]
     years = [_annual_year(labels[i], p) for i, p in enumerate(periods)]
-    for i in _off_run_duplicates(years):
-        out[i], years[i] = NOT_A_PERIOD, None
-    for series, limit in ((months, 13), (years, 10)):
-        way = _direction(series)
+    sections = _sections(kinds, len(periods))
+    for rows in sections:
+        for i in _off_run_duplicates(years[rows.start : rows.stop]):
+            out[rows.start + i], years[rows.start + i] = NOT_A_PERIOD, None
+    for i in _strays(years, 10):  # a stray is judged by all the table's years
+        out[i] = NOT_A_PERIOD
+    for (series, limit), rows in product(((months, 13), (years, 10)), sections):
+        way = _direction(series[rows.start : rows.stop])
         last = None
-        for i in _strays(years, limit) if series is years else []:
-            out[i] = NOT_A_PERIOD
-        for i, v in enumerate(series):
+        for i in rows:
+            v = series[i]
             if out[i] is NOT_A_PERIOD:
                 continue
             if v is None:
@@ -167,6 +213,8 @@ def _chronological(
                 out[i] = NOT_A_PERIOD
                 continue
             last = v
+    for i in _off_step(labels, years, out, sections):
+        out[i] = NOT_A_PERIOD
     good_years = [y for i, y in enumerate(years) if y is not None and out[i] is not NOT_A_PERIOD]
     if good_years:
         low, high = min(good_years) - 1, max(good_years) + 2
@@ -322,13 +370,93 @@ def _off_run_duplicates(years: list[int | None]) -> list[int]:
     return out
 
 
+# a stub heading that says which years the rows under it are ("Fiscal years:",
+# "Calendar year:"), and nothing more
+_KIND_HEADING = re.compile(r"^\W*(fiscal|calendar)\s+years?\W*$", re.IGNORECASE)
+
+
+def _heading_kinds(headings: list[str] | None, n: int) -> list[str | None]:
+    """Per row, the kind of year its stub heading names ("fiscal", "calendar"), else None."""
+    out: list[str | None] = []
+    for i in range(n):
+        heading = (headings or [])[i] if i < len(headings or []) else ""
+        m = _KIND_HEADING.match(read_period_words(heading or ""))
+        out.append(m.group(1).lower() if m else None)
+    return out
+
+
+def _kind_context(context: str, kind: str | None) -> str:
+    """The context a row is read in under a "Calendar years:" stub heading: the heading
+    is nearer the row than the title or stub head, so their fiscal / calendar words give
+    way to it ("Fiscal years:" rows, then "Calendar years:" rows, 1953-09 p29)."""
+    if kind is None:
+        return context
+    return f"{_KIND_WORD.sub(' ', read_period_words(context))} {kind} years"
+
+
+_STUB_PERIOD_WORDS = re.compile(r"\b(fiscal|calendar|years?|months?)\b", re.IGNORECASE)
+
+
+def read_stub_head(lines: list[list], edge: float) -> str:
+    """The stub head: the head words left of the first value column (``edge``).
+
+    A phrase that OCR ran on from the stub into the column heads ("Fiscal year|" joined
+    to "trust Interest on", 1953-09 p16 Table 4, the rule read as "|") gives the stub its
+    words left of the edge when they say what the rows are ("Fiscal year"); other
+    phrases across the edge (a heading over the whole table) stay out of it.
+    """
+    words = []
+    for chunks in lines:
+        for c in chunks:
+            if c.x1 < edge:
+                words.append(c.text)
+            elif c.x0 < edge:
+                left = " ".join(w.text for w in c.parts if w.x1 < edge)
+                if _STUB_PERIOD_WORDS.search(read_period_words(left)):
+                    words.append(left)
+    return " ".join(words)
+
+
+_DAY_IN_HEADING = re.compile(
+    r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s*"
+    r"(18|19|20)\d\d\b",
+    re.IGNORECASE,
+)
+
+
+def position_heading(lines: list[str]) -> str:
+    """A heading above a page's tables that names a position on one day, set in
+    capitals: "TREASURY SURVEY OF OWNERSHIP, JUNE 30, 1967" (1967-08 p76, 1953-09 p41,
+    1948-05 p43). The tables under it print no date of their own; it is theirs."""
+    for line in lines:
+        letters = re.findall(r"[A-Za-z]", line)
+        upper = sum(c.isupper() for c in letters)
+        if (
+            len(letters) >= 8
+            and upper >= 0.8 * len(letters)
+            and STOCK_WORDS.search(line)
+            and len(_DAY_IN_HEADING.findall(line)) == 1
+            and len(re.findall(r"\b(?:18|19|20)\d\d\b", line)) == 1  # not "1983 AND 1982"
+        ):
+            return line
+    return ""
+
+
 def axis_periods(
-    col_labels: list[str], row_labels: list[str], title: str, stub_head: str, unit_line: str = ""
+    col_labels: list[str],
+    row_labels: list[str],
+    title: str,
+    stub_head: str,
+    unit_line: str = "",
+    row_headings: list[str] | None = None,
+    page_heading: str = "",
 ) -> tuple[str, list[Period | None], Period | None]:
     """The period axis ("col", "row", "title" or ""), its periods, and the title's period.
 
     The title's own date (e.g. "..., June 2016 and Other Periods") dates headers that
-    print none ("This fiscal year to date").
+    print none ("This fiscal year to date"). ``row_headings`` are the rows' stub headings
+    ("Fiscal years:", "Calendar years:", "Months:"); one that names the kind of year
+    decides the kind of the year rows under it.
     """
     # a stub head printed over the first value column is read as that column's head
     stub_heads = [
@@ -342,18 +470,27 @@ def axis_periods(
     title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:
         title_period = None
+    if title_period is None and page_heading:
+        # the day of a position heading over the page ("SURVEY OF OWNERSHIP, JUNE 30,
+        # 1967") dates a table whose title names none
+        heading = parse_period(page_heading)
+        if heading is not None and heading is not NOT_A_PERIOD and heading.kind == "as_of_date":
+            title_period = heading
     dated_heads = _title_day_years(title, _spread_kind(col_labels))
     cols = [parse_period(c, context, title_period) for c in dated_heads]
     cols = _lost_subperiods(col_labels, cols)
     carried = carry_years(_month_row_years(row_labels))
+    kinds = _heading_kinds(row_headings, len(row_labels))
     rows = [
-        NOT_A_PERIOD if unread_month_row(r) else parse_period(r, context, title_period)
-        for r in carried
+        NOT_A_PERIOD
+        if unread_month_row(r)
+        else parse_period(r, _kind_context(context, kinds[i]), title_period)
+        for i, r in enumerate(carried)
     ]
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
         return "col", cols, title_period
     if _share(rows) >= _PERIOD_SHARE:
-        rows = _chronological(row_labels, carried, _since_year(carried, rows))
+        rows = _chronological(row_labels, carried, _since_year(carried, rows), kinds)
         if (
             not (title or "").strip()
             and STOCK_WORDS.search(" ".join(col_labels))
@@ -374,14 +511,22 @@ def axis_periods(
 
 
 _MONTH_WORD = re.compile(
-    r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?(\s+\d{1,2}\b|$)", re.I
+    r"\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sept?(ember)?"
+    r"|oct(ober)?|nov(ember)?|dec(ember)?)\.?(\s+\d{1,2}\b|$)",
+    re.I,
 )
+# a security's coupon rate ("2-5/8 June", "1-1/4% April 1955"): its month is a maturity
+_RATE = re.compile(r"%|\b\d{1,2}-\d/\d{1,2}\b|\b\d\.\d+\b")
 
 
 def _dated(labels: list[str]) -> bool:
     """Labels that name months or days ("Sept. 6", "Week ended Oct. 13") date the cells
-    more finely than the title does: the title's period is not theirs."""
-    return any(_MONTH_WORD.search(label or "") for label in labels)
+    more finely than the title does: the title's period is not theirs. A word that only
+    opens like a month ("marine", "Public marketable") names none, and the month of a
+    security ("2-5/8 June", 1953-09 p41) is when it matures."""
+    return any(
+        _MONTH_WORD.search(label or "") and not _RATE.search(label or "") for label in labels
+    )
 
 
 def cell_periods(
@@ -391,6 +536,8 @@ def cell_periods(
     stub_head: str,
     unit_line: str = "",
     stub_doubt: bool = False,
+    row_headings: list[str] | None = None,
+    page_heading: str = "",
 ) -> dict[tuple[int, int], CellPeriod]:
     """Per (row_idx, col_idx): the cell's period and dimension.
 
@@ -401,7 +548,9 @@ def cell_periods(
     A doubtful stub head that names no period at all ("Ratios of in 39 =", a title OCR
     ran into the stub) gives the rows no kind to distrust.
     """
-    axis, periods, title_period = axis_periods(col_labels, row_labels, title, stub_head, unit_line)
+    axis, periods, title_period = axis_periods(
+        col_labels, row_labels, title, stub_head, unit_line, row_headings, page_heading
+    )
     doubt = stub_doubt and bool(_PERIOD_HEAD.search(read_period_words(stub_head or "")))
     if axis == "row" and (doubt or re.search(r"\b(18|19|20)\d\d\b", stub_head or "")):
         periods = [None if p is None else NOT_A_PERIOD for p in periods]

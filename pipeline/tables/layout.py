@@ -18,7 +18,7 @@ from statistics import median
 import polars as pl
 from rapidfuzz import fuzz
 
-from pipeline.tables.axes import cell_periods
+from pipeline.tables.axes import cell_periods, position_heading, read_stub_head
 from pipeline.tables.columns import find_columns, place_row
 from pipeline.tables.continued import join_continued
 from pipeline.tables.headers import Column, column_heads
@@ -169,6 +169,7 @@ def page_tables(
     # belongs to the table under it, never to the tables after that one
     first_top = min((b.body[0].mid for b in blocks), default=0.0)
     own_units: dict[str, str] = {}  # unit line read as a table's own -> its statement
+    heading = position_heading([r.line.text for r in rows if r.mid < first_top])
     for block in blocks:
         table_no = len(tables)
         above = [r for r in rows if r.kind == "unit" and r.mid < first_top]
@@ -178,7 +179,7 @@ def page_tables(
             above = [r for r in above if r.mid < first_title]
         page_head = [r.line.text for r in above][::-1]
         table, table_cells = read_table(
-            block, table_no, height, pitch, quality, page_head, previous_title, lexicon
+            block, table_no, height, pitch, quality, page_head, previous_title, lexicon, heading
         )
         if (
             table is not None
@@ -189,8 +190,9 @@ def page_tables(
             # ... nor the unit line an earlier table with another title read as its own
             page_head = [t for t in page_head if t.strip() != table["unit_printed"]]
             table, table_cells = read_table(
-                block, table_no, height, pitch, quality, page_head, previous_title, lexicon
-            )
+                block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
+                heading,
+            )  # fmt: skip
         if table is not None and text_layer and table["unit_multiplier"] is None:
             _dollar_figures(table, block, rows)
         if table is not None and tables and _panel_without_unit(table, block, previous_title):
@@ -503,6 +505,7 @@ def read_table(
     page_head: list[str] | None = None,
     previous_title: str = "",
     lexicon: Lexicon | None = None,
+    page_heading: str = "",
 ) -> tuple[dict | None, list[dict]]:
     """One table's row and its cells: columns, headers, labels, parsed figures, and the
     table's semantics (statement name, unit and its source, each cell's period)."""
@@ -528,9 +531,7 @@ def read_table(
         unconfirmed = lexicon.unknown(label) if lexicon is not None else []
         if not col_doubt[c] and unconfirmed:
             col_doubt[c] = f"words the archive does not confirm {unconfirmed}"
-    stub_head = " ".join(
-        c.text for r in header_lines for c in r.line.chunks if c.x1 < columns[0].x0 - 0.5 * height
-    )
+    stub_head = read_stub_head([r.line.chunks for r in header_lines], columns[0].x0 - 0.5 * height)
     if not title and previous_title and not unit_lines:
         title = previous_title  # a second panel under the same title
     if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected
@@ -551,8 +552,9 @@ def read_table(
     # "Cumulative as of end of Fiscal Year" above it (1939-12 p24) made the rows positions
     stub_doubt = stub_doubt or bool(re.match(r"\W*(or|and|of)\b", stub_head or ""))
     periods = cell_periods(
-        col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt
-    )
+        col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt,
+        row_headings=parents, page_heading=page_heading,
+    )  # fmt: skip
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):
         for col_idx, chunk in placed.items():

@@ -219,8 +219,10 @@ def split_glued_year(text: str) -> str:
 
 def read_period_words(text: str) -> str:
     """``text`` with one-letter OCR slips of the period words corrected, "Ted of fiscal"
-    read as "End of fiscal", and a year glued to its month ("1947July") split."""
+    read as "End of fiscal", "Oec." (its D read as O, 1984-06 p62) as "Dec.", and a year
+    glued to its month ("1947July") split."""
     text = _WORD.sub(_period_word, text)
+    text = re.sub(r"\bOec\b", "Dec", text)
     text = re.sub(
         r"\b[A-Za-z]{0,2}[dD]\s+of\s+(?=(fiscal|calendar)\b)", "End of ", text, flags=re.I
     )
@@ -300,9 +302,11 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         if y < 100:  # "6/20/49": the century of the years printed around it, if any
             near = [int(v) for v in _YEAR.findall(context)] or [1900 + y if y >= 50 else 2000 + y]
             y = min((1900 + y, 2000 + y), key=lambda v: min(abs(v - n) for n in near))
-        if 1 <= m <= 12 and 1 <= d <= 31:
-            day = date(y, m, min(d, calendar.monthrange(y, m)[1]))
+        if 1 <= m <= 12 and 1 <= d <= calendar.monthrange(y, m)[1]:
+            day = date(y, m, d)
             return Period("as_of_date", day, day, _day_text(day))
+        if 1 <= m <= 12 and 1 <= d <= 31:
+            return NOT_A_PERIOD  # "2/30/83" (OCR lost the 1 of "12/30/83"): no such day
     years = [int(y) for y in _YEAR.findall(text)]
     if not years:
         return None
@@ -325,7 +329,9 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         if d is None:
             return NOT_A_PERIOD  # "Feb. 30, 1940": a misread date names no period
         if _THROUGH_DAY.search(text[: day.start()]):
-            return _flow_through(text, d)
+            return _flow_through(text, d)  # "... through Dec. 31, 1983": a flow's end
+        if _YEAR_ENDING.search(text[: day.start()]) and not _STOCK.search(f"{text} {context}"):
+            return _year_ending(text[: day.start()], d)
         return Period("as_of_date", d, d, _day_text(d))
     first = _FIRST_MONTHS.search(text)
     if first:
@@ -377,6 +383,23 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
             "calendar_year", date(year, 1, 1), date(year, 12, 31), f"calendar year {year}"
         )
     return Period("year", None, date(year, 12, 31), str(year))
+
+
+_YEAR_ENDING = re.compile(r"\byear\s+end(ing|ed)\W*$", re.IGNORECASE)
+
+
+def _year_ending(before: str, d: date) -> Period:
+    """ "Fiscal Year Ending June 30, 1939" (1940-05 p15): the fiscal year that ends on
+    that day, a flow over the year, not a position on the day (a stock table keeps the
+    day); "year ended December 31" the calendar year. A day that ends no such year
+    names no period."""
+    if _FISCAL.search(before):
+        start, end = fiscal_year_bounds(d.year)
+        if end == d:
+            return Period("fiscal_year", start, end, f"fiscal year {d.year}")
+    elif (d.month, d.day) == (12, 31):
+        return Period("calendar_year", date(d.year, 1, 1), d, f"calendar year {d.year}")
+    return NOT_A_PERIOD
 
 
 def _span(text: str, year: int, both: str) -> Period | None:

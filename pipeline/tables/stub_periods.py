@@ -24,8 +24,11 @@ from pipeline.tables.periods import (
 )
 
 # "1953-Jenuery", "1984-JdJan. p", "1948—Jamary": a year joined by a dash to a word is
-# a month row (an annual row prints the year alone), whatever OCR made of the month
-_YEAR_DASH_WORD = re.compile(r"^\W*(1[89]\d\d|20\d\d)\s*[-\u2013\u2014~]\s*[A-Za-z]")
+# a month row (an annual row prints the year alone), whatever OCR made of the month,
+# its first letter too ("1939—4pr", "1983-¥ar")
+_YEAR_DASH_WORD = re.compile(
+    r"^\W*(1[89]\d\d|20\d\d)\s*[-\u2013\u2014~]\s*([A-Za-z]|\S[A-Za-z]{2})"
+)
 
 
 def unread_month_row(label: str) -> bool:
@@ -106,6 +109,8 @@ def carry_years(labels: list[str]) -> list[str]:
             if text:
                 year = None  # ... and so does a garbled row, but for its position
             out.append(label)
+    for i in sorted(dated):
+        _date_upward(labels, out, dated, i)
     rows = sorted(dated)
     for i, j in zip(rows, rows[1:], strict=False):
         between = [(labels[k] or "").strip() for k in range(i + 1, j)]
@@ -115,6 +120,27 @@ def carry_years(labels: list[str]) -> list[str]:
             month = dated[i] + k - i
             out[k] = f"{_month_name(month % 12 + 1)} {month // 12}"
     return out
+
+
+def _date_upward(labels: list[str], out: list[str], dated: dict[int, int], i: int) -> None:
+    """Bare month rows above the dated month row ``i``, one month a row back from it, take
+    the year their position implies: the run's first row lost its year ("July" for
+    "1966-July" over "Aug." ... "Dec.", "1967-Jan.", 1967-08 p24 Table 10). Rows OCR
+    lost or garbled are counted (and dated by the fill between dated months); any other
+    row, or a month out of step, ends the run."""
+    for j in range(i - 1, -1, -1):
+        text = (labels[j] or "").strip()
+        if j in dated or _YEAR.search(text):
+            return
+        implied = dated[i] - (i - j)
+        month = _MONTH.match(text)
+        if month and re.fullmatch(r"[A-Za-z]+\.?", text):
+            if month_number(month.group(1)) != implied % 12 + 1:
+                return
+            out[j] = f"{text.rstrip('.')} {implied // 12}"
+            dated[j] = implied
+        elif text and not _garbled_stub(text):
+            return
 
 
 _STUB_WORD = re.compile(r"total|\bnet\b|\bsum\b|\bavg|\bave\b|mean", re.IGNORECASE)

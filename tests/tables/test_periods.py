@@ -633,3 +633,225 @@ def test_a_date_a_span_runs_to_ends_a_flow_not_a_position(head, kind, start, end
     second as no period."""
     p = parse_period(head)
     assert (p.kind, p.start, p.end) == (kind, start, end)
+
+
+def test_a_numeric_date_on_no_day_of_its_month_is_no_period() -> None:
+    """1984-06 p75 (FCP-IV-1, Nonbanking Firms' Positions, Japanese yen): OCR lost the
+    "1" of "12/30/83" and read "2/30/83"; there is no February 30, and the row was made
+    February 28, 1983. A misread date names no period."""
+    assert parse_period("2/30/83") is NOT_A_PERIOD
+    assert parse_period("2/29/84").end == D(1984, 2, 29)
+    assert parse_period("4/31/83") is NOT_A_PERIOD
+    assert parse_period("12/30/83").end == D(1983, 12, 30)
+
+
+def test_stub_headings_naming_the_kind_of_year_date_the_rows_under_them() -> None:
+    """1953-09 p29 (Sales and Redemptions by Periods, Series E through K): under the stub
+    head "Period" the stub prints "Fiscal years:" over 1946 ... 1953, "Calendar years:"
+    over 1946 ... 1952 and "Months:" over "1953-January" ... The calendar rows were read
+    in the table's fiscal context and, each year printed twice, all made no period."""
+    import polars as pl
+
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    page = Page()
+    page.centred("Table 3.- Sales and Redemptions by Periods, Series E through K", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.text("Period", LEFT + 100, 430)
+    for x1, head in zip(COLS, ["Sales", "Accrued", "Total", "Outstanding"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 430 + 2 * PITCH
+    stub = [("Fiscal years:", None), ("1950", 0), ("1951", 0), ("1952", 0), ("1953", 0),
+            ("Calendar years:", None), ("1950", 0), ("1951", 0), ("1952", 0),
+            ("Months:", None), ("1953-January", 0), ("February", 0)]  # fmt: skip
+    for label, _ in stub:
+        if label.endswith(":"):
+            page.text(label, LEFT, y)
+        else:
+            page.text(label, LEFT + 40, y)
+            for x1 in COLS:
+                page.right("3,993", x1, y)
+        y += PITCH
+    _, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    got = [(r["row_label"], r["period_kind"], str(r["period_end"])) for r in rows.to_dicts()]
+    assert got == [
+        ("1950", "fiscal_year", "1950-06-30"),
+        ("1951", "fiscal_year", "1951-06-30"),
+        ("1952", "fiscal_year", "1952-06-30"),
+        ("1953", "fiscal_year", "1953-06-30"),
+        ("1950", "calendar_year", "1950-12-31"),
+        ("1951", "calendar_year", "1951-12-31"),
+        ("1952", "calendar_year", "1952-12-31"),
+        ("1953-January", "month", "1953-01-31"),
+        ("February", "month", "1953-02-28"),
+    ]
+
+
+def test_a_kind_heading_overrides_the_tables_kind_only_for_its_rows() -> None:
+    """The heading is nearer the row than the title: "Calendar year:" rows under a stub
+    head "End of fiscal year" are calendar years; a heading that says more ("Fiscal
+    years 1941-1945:") or names no kind ("Months:") decides nothing."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1951", "1952", "1952", "1953-Jan.", "Feb."]
+    heads = ["", "", "Calendar year", "Months", "Months"]
+    _, periods, _ = axis_periods(["Sales"], labels, "Savings Bonds", "Fiscal year", "", heads)
+    assert [p.kind for p in periods] == ["fiscal_year", "fiscal_year", "calendar_year",
+                                         "month", "month"]  # fmt: skip
+    _, periods, _ = axis_periods(["Sales"], ["1951", "1952"], "Savings Bonds", "Period", "",
+                                 ["Fiscal years 1941-1945", "Fiscal years 1941-1945"])  # fmt: skip
+    assert {p.kind for p in periods} == {"year"}
+    # a misspelt kind word is read ("Fisoal years:", 1953-09 p29 Series H)
+    _, periods, _ = axis_periods(["Sales"], ["1952", "1953"], "Savings Bonds", "Period", "",
+                                 ["Fisoal years", "Fisoal years"])  # fmt: skip
+    assert {p.kind for p in periods} == {"fiscal_year"}
+
+
+def test_years_that_do_not_step_one_a_row_over_garbled_rows_name_no_period() -> None:
+    """1948-05 p36 (Sales and Redemptions, Series F): under "Calendar years:" the stub
+    prints 1941 ... 1947; OCR read "1942", "192", "1983", "19", "1985", "19", "1947".
+    "1942" stands six rows above "1947": one of the two is misread (it is "1941"), so
+    neither names a period; "1983" and "1985" are strays among the 1940s."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1941", "1942", "1943", "1944", "1945", "1946", "1947",
+              "1942", "192", "1983", "19", "1985", "19", "1947"]  # fmt: skip
+    heads = ["Fiscal years"] * 7 + ["Calendar years"] * 7
+    _, periods, _ = axis_periods(["Sales"], labels, "Sales and Redemptions", "Period", "", heads)
+    assert [p.kind for p in periods[:7]] == ["fiscal_year"] * 7
+    assert all(p is None or p is NOT_A_PERIOD for p in periods[7:])
+    # a run with whole years between, or none, is not counted
+    _, periods, _ = axis_periods(["Sales"], ["1930", "1935", "1940"], "Sales", "Calendar year")
+    assert [p.end.year for p in periods] == [1930, 1935, 1940]
+
+
+def test_a_stub_head_run_on_into_the_column_heads_keeps_its_stub_words() -> None:
+    """1953-09 p16 Table 4 (Derivation of Cash Trust Account Transactions): OCR read the
+    stub head "Fiscal year" with the rule after it as "year|" and ran it on into the
+    first column's head ("Fiscal year| trust Interest on|Transfere ..."); the stub head
+    kept only "er month" and the year rows were of unknown kind."""
+    import polars as pl
+
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    page = Page()
+    page.centred("Table 4.- Derivation of Cash Trust Account Transactions", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.text("Fiscal year| trust account cash receipts", LEFT, 430)  # into column 1
+    for x1, head in zip(COLS[1:], ["Interest", "Transfers", "Other"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    page.text("or month", LEFT, 430 + PITCH)
+    y = 430 + 3 * PITCH
+    for year in ("1946", "1947", "1948"):
+        page.text(year, LEFT, y)
+        for x1 in COLS:
+            page.right("3,993", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert tables["stub_head"].item().startswith("Fiscal year")
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["period_kind"].to_list() == ["fiscal_year"] * 3
+
+
+def test_a_heading_across_the_stub_edge_is_no_stub_head() -> None:
+    """Only stub words that say what the rows are come from a phrase across the edge
+    of the first value column (1997-09 p54: "MONTHLY SERIES--AVERAGES OF DAILY OR
+    WEEKLY" over the whole table is no stub head)."""
+    from pipeline.tables.axes import read_stub_head
+    from pipeline.tables.lines import Chunk
+
+    def chunk(words: list[tuple[str, float]]) -> Chunk:
+        parts = tuple(Chunk(t, x, 0, x + 20 * len(t), 30, 90, 1) for t, x in words)
+        text = " ".join(t for t, _ in words)
+        return Chunk(text, parts[0].x0, 0, parts[-1].x1, 30, 90, len(parts), words=parts)
+
+    heading = chunk([("MONTHLY", 200), ("SERIES--AVERAGES", 380), ("OF", 720), ("DAILY", 780)])
+    stub = chunk([("Fiscal", 200), ("year|", 340), ("trust", 460), ("Interest", 580)])
+    assert read_stub_head([[Chunk("Period", 200, 0, 320, 30, 90, 1)], [heading]], 560) == "Period"
+    assert read_stub_head([[stub]], 560) == "Fiscal year|"
+
+
+def test_month_rows_above_the_first_dated_month_take_the_year_of_their_position() -> None:
+    """1967-08 p24 Table 10: the stub prints "1966-July" over "Aug." ... "Dec." and
+    "1967-Jan."; OCR lost the year of "1966-July" ("July") and garbled "Oct." ("Get"),
+    so July ... December were undated. Counted back from "1967-Jan." one month a row,
+    they are July ... December 1966. A month out of step ends the count."""
+    labels = ["1966", "1967", "1968 (Est.)", "July", "Aug.", "Sep", "Get", "Nov", "Dec",
+              "1967-Jan", "Feb"]  # fmt: skip
+    assert carry_years(labels)[3:9] == ["July 1966", "Aug 1966", "Sep 1966", "October 1966",
+                                        "Nov 1966", "Dec 1966"]  # fmt: skip
+    # quarterly rows (a month out of step) and an item row are left alone
+    assert carry_years(["1966", "Mar.", "June", "Sept.", "Dec.", "1967-Mar."])[1:5] == [
+        "Mar.", "June", "Sept.", "Dec."]  # fmt: skip
+    assert carry_years(["Customs", "Dec.", "1967-Jan."])[:2] == ["Customs", "Dec 1966"]
+    assert carry_years(["Nov.", "Customs", "1967-Jan."])[0] == "Nov."
+
+
+def test_a_year_dashed_to_a_month_whose_first_letter_ocr_misread_is_a_month_row() -> None:
+    """1940-05 p23 ("1939—4pr" for "1939-Apr."), 1984-06 p41 ("1983-¥ar" for
+    "1983-Mar."): a month row whose month OCR garbled, never the year 1939."""
+    from pipeline.tables.stub_periods import unread_month_row
+
+    assert unread_month_row("1939—4pr") and unread_month_row("1983-¥ar")
+    assert not unread_month_row("1939-12") and not unread_month_row("1935-57")
+    assert carry_years(["1939—4pr", "May", "June"])[1:] == ["May 1939", "June 1939"]
+
+
+def test_a_position_heading_over_the_page_dates_tables_whose_title_names_no_date() -> None:
+    """1967-08 p76 ("SURVEY OF OWNERSHIP, JUNE 30,1967" over "Table 1.- Summary of All
+    Securities"), 1953-09 p41, 1948-05 p43: the survey's date is printed once, in the
+    capitals heading over the page; the tables' cells are holdings on that day. A
+    "marine" or "marketable" in a head is no month, and a security's month ("2-5/8
+    June") is its maturity: neither dates the cells more finely."""
+    import polars as pl
+
+    from pipeline.tables.axes import cell_periods, position_heading
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    assert position_heading(["68 Treasury Bulletin", "SURVEY OF OWNERSHIP, JUNE 30,1967"])
+    assert not position_heading(["Survey of ownership, June 30, 1967"])  # not a heading
+    assert not position_heading(["BUDGET RECEIPTS, JUNE 30, 1967"])  # no position
+    # 1984-06 p88: one day of two years names no one date for the tables under it
+    assert not position_heading(["SUMMARY OF LOANS RECEIVABLE, AS OF SEPT. 30, 1983 AND 1982"])
+    heads = ["Insurance companies / 469 fire, casualty, and marine"]
+    rows = ["Public marketable", "Certificates", "2-5/8 June"]
+    heading = "SURVEY OF OWNERSHIP, JUNE 30,1967"
+    got = cell_periods(heads, rows, "Summary of All Securities", "", "", page_heading=heading)
+    assert got[(0, 0)].period.key == ("as_of_date", "1967-06-30", "1967-06-30")
+    # the layout: the heading above the page's first table reaches the table
+    page = Page()
+    page.centred("SURVEY OF OWNERSHIP, JUNE 30, 1967", 1275, 200)
+    page.centred("Table 1.- Summary of All Securities", 1275, 300)
+    page.centred("(Par values - in millions of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["Total", "Banks", "Insurance", "Other"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 430 + 2 * PITCH
+    for label in ("Public marketable", "Special issues", "Total"):
+        page.text(label, LEFT, y)
+        for x1 in COLS:
+            page.right("3,993", x1, y)
+        y += PITCH
+    _, cells = _table(page)
+    assert set(cells["period_end"].cast(pl.String).to_list()) == {"1967-06-30"}
+
+
+def test_a_fiscal_year_ending_on_a_day_is_that_fiscal_year() -> None:
+    """1940-05 p14-16 (Grants-in-aid to States, "Fiscal Year Ending June 30, 1939"):
+    expenditures over the fiscal year, not a position on June 30, 1939."""
+    got = parse_period("Expenditures for Grants-in-aid, Fiscal Year Ending June 30, 1939")
+    assert got.key == ("fiscal_year", "1938-07-01", "1939-06-30")
+    assert parse_period("Receipts, year ended December 31, 1966").kind == "calendar_year"
+    assert parse_period("Fiscal Year Ending May 31, 1939") is NOT_A_PERIOD
+    held = parse_period("Debt, fiscal year ended June 30, 1939", "Outstanding")
+    assert held.key == ("as_of_date", "1939-06-30", "1939-06-30")
+
+
+def test_a_december_whose_d_ocr_read_as_o_is_december() -> None:
+    """1984-06 p62 (CM-IV-1): "1983 / Oec." is the end of December 1983, not year 1983."""
+    got = parse_period("1983 / Oec.", "Position at end of period")
+    assert got.key == ("as_of_date", "1983-12-31", "1983-12-31")
+    assert parse_period("1983 / Oecumenical").kind == "year"  # only the abbreviation
+    # 1984-06 p80 (FCP): "Year to date Oct. 1, 1983 through Dec. 31, 1983" garbled over two
+    # head lines; a span whose first day is lost is no position on its last day
+    assert parse_period("date Oct. 1983 / Year to 1, through Oec. 31, 1983") is NOT_A_PERIOD
