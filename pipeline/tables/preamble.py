@@ -142,8 +142,13 @@ def read_preamble(
                 row = above[k]
                 # a wrapped title's second line may carry figures ("in 39 Countries to
                 # Index of Wholesale", 1939-12 p68): it goes on from a title line above
-                wrapped = bool(run) and k > 0 and (
-                    _title_line(above[k - 1], height) and _title_continued(row, above[k - 1], height)
+                wrapped = (
+                    bool(run)
+                    and k > 0
+                    and (
+                        _title_line(above[k - 1], height)
+                        and _title_continued(row, above[k - 1], height)
+                    )
                 )
                 if (
                     (_title_line(row, height) or wrapped)

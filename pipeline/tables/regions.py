@@ -70,7 +70,9 @@ def find_gutter(lines: list[Line], height: float) -> tuple[float, int, int] | No
     starts = [(i, x) for i, ln in enumerate(lines) for x in _second_stub_starts(ln, height)]
     # the left edges many second-stub labels share, the most shared first
     clusters = sorted(
-        {tuple(sorted({i for i, y in starts if abs(y - x) <= height})): x for _, x in starts}.items(),
+        {
+            tuple(sorted({i for i, y in starts if abs(y - x) <= height})): x for _, x in starts
+        }.items(),
         key=lambda kv: -len(kv[0]),
     )
     for rows, x in clusters:

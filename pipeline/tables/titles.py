@@ -98,7 +98,11 @@ def split_title(text: str) -> Title:
     number = ""
     m = _NUMBER.match(t)
     g = _GARBLED_CODE.match(t)
-    if g and (m is None or len(m.group("num").rstrip(".-\u2013\u2014")) < len(g.group("word")) + 1 + len(g.group("code"))):
+    if g and (
+        m is None
+        or len(m.group("num").rstrip(".-\u2013\u2014"))
+        < len(g.group("word")) + 1 + len(g.group("code"))
+    ):
         # the garbled code reaches further than the code read as printed
         code = re.sub(r"\s?[-\u2013\u2014~]\s?", "-", g.group("code"))
         number, t = f"{g.group('word')} {code}", g.group("rest")

@@ -154,7 +154,8 @@ def is_unit_line(text: str) -> bool:
         or re.match(r"^[\W_]{0,3}[A-Za-z]?in\s", stripped, re.IGNORECASE) is not None
         or (bool(first) and _dollar_word(first[0]))
         # "Dollar amounts in millions" with its first word garbled ("Ooi1lar amounts in")
-        or re.match(r"^\W{0,3}[A-Za-z0-9]{4,8}\s+amounts?\s+in\s", stripped, re.IGNORECASE) is not None
+        or re.match(r"^\W{0,3}[A-Za-z0-9]{4,8}\s+amounts?\s+in\s", stripped, re.IGNORECASE)
+        is not None
     )
     # a long unit line carries a note ("In millions of dollars; negative figures ...")
     return opens and (len(stripped) <= 110 or read_unit(stripped[:40]) is not None)

@@ -48,7 +48,13 @@ def test_two_tables_side_by_side_are_read_apart() -> None:
     """1939-12 p68, 1940-05 p73: two tables under their own titles, side by side."""
     page = Page()
     page.centred("51", 1275, 80)
-    _pair(page, (["Components of Silver", "Monetary Stock"], ["Silver Acquired by Mints", "and Assay Offices"]))
+    _pair(
+        page,
+        (
+            ["Components of Silver", "Monetary Stock"],
+            ["Silver Acquired by Mints", "and Assay Offices"],
+        ),
+    )
     tables, cells = build_tables(page.words(), page.pages())
     assert tables.height == 2
     left, right = tables.sort("table_no").iter_rows(named=True)
@@ -59,7 +65,12 @@ def test_two_tables_side_by_side_are_read_apart() -> None:
     assert left["x1"] < RIGHT_STUB < right["x0"] + CW
     right_cells = cells.filter(cells["table_no"] == right["table_no"])
     assert set(right_cells["row_label"].unique()) >= {"1935", "Oct"}
-    assert right_cells.filter(right_cells["row_idx"] == 0)["value"].to_list() == [300.5, 301.5, 302.5, 303.5]
+    assert right_cells.filter(right_cells["row_idx"] == 0)["value"].to_list() == [
+        300.5,
+        301.5,
+        302.5,
+        303.5,
+    ]
 
 
 def test_a_table_above_the_pair_stays_whole() -> None:
@@ -75,7 +86,14 @@ def test_a_table_above_the_pair_stays_whole() -> None:
         for k, x1 in enumerate(cols):
             page.right(f"{50 + r + k}", x1, y)
         y += PITCH
-    _pair(page, (["Indexes of Prices of", "Foreign Currencies"], ["Indexes of Prices in", "London, Paris and Tokyo"]), y + 3 * PITCH)
+    _pair(
+        page,
+        (
+            ["Indexes of Prices of", "Foreign Currencies"],
+            ["Indexes of Prices in", "London, Paris and Tokyo"],
+        ),
+        y + 3 * PITCH,
+    )
     tables, _ = build_tables(page.words(), page.pages())
     top = tables.sort("table_no").row(0, named=True)
     assert top["n_cols"] == 8 and top["n_rows"] == 4
