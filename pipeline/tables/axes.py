@@ -322,13 +322,32 @@ def _off_run_duplicates(years: list[int | None]) -> list[int]:
     return out
 
 
+def _with_head(parsed: Period | None, head: Period | None) -> Period | None:
+    """A column's period from its garbled path (``parsed``) and from the month head run
+    (``head``): the run's where the path names none, or only the same year of unknown
+    kind; where the path names another period, neither."""
+    if head is None or (parsed is not None and parsed.key == head.key):
+        return parsed
+    if parsed is None or parsed is NOT_A_PERIOD:
+        return head
+    if parsed.kind == "year" and head.kind != "month" and parsed.end == head.end:
+        return head
+    return None
+
+
 def axis_periods(
-    col_labels: list[str], row_labels: list[str], title: str, stub_head: str, unit_line: str = ""
+    col_labels: list[str],
+    row_labels: list[str],
+    title: str,
+    stub_head: str,
+    unit_line: str = "",
+    run_heads: list[str | None] | None = None,
 ) -> tuple[str, list[Period | None], Period | None]:
     """The period axis ("col", "row", "title" or ""), its periods, and the title's period.
 
     The title's own date (e.g. "..., June 2016 and Other Periods") dates headers that
-    print none ("This fiscal year to date").
+    print none ("This fiscal year to date"). ``run_heads`` (per column, the heads of a month
+    head run OCR garbled, see month_heads) date the columns whose own heads parse to none.
     """
     # a stub head printed over the first value column is read as that column's head
     stub_heads = [
@@ -345,6 +364,9 @@ def axis_periods(
     dated_heads = _title_day_years(title, _spread_kind(col_labels))
     cols = [parse_period(c, context, title_period) for c in dated_heads]
     cols = _lost_subperiods(col_labels, cols)
+    if run_heads:
+        heads = [h and parse_period(h, context, title_period) for h in run_heads]
+        cols = [_with_head(p, h) for p, h in zip(cols, heads, strict=True)]
     carried = carry_years(_month_row_years(row_labels))
     rows = [
         NOT_A_PERIOD if unread_month_row(r) else parse_period(r, context, title_period)
@@ -391,6 +413,7 @@ def cell_periods(
     stub_head: str,
     unit_line: str = "",
     stub_doubt: bool = False,
+    run_heads: list[str | None] | None = None,
 ) -> dict[tuple[int, int], CellPeriod]:
     """Per (row_idx, col_idx): the cell's period and dimension.
 
@@ -401,7 +424,9 @@ def cell_periods(
     A doubtful stub head that names no period at all ("Ratios of in 39 =", a title OCR
     ran into the stub) gives the rows no kind to distrust.
     """
-    axis, periods, title_period = axis_periods(col_labels, row_labels, title, stub_head, unit_line)
+    axis, periods, title_period = axis_periods(
+        col_labels, row_labels, title, stub_head, unit_line, run_heads
+    )
     doubt = stub_doubt and bool(_PERIOD_HEAD.search(read_period_words(stub_head or "")))
     if axis == "row" and (doubt or re.search(r"\b(18|19|20)\d\d\b", stub_head or "")):
         periods = [None if p is None else NOT_A_PERIOD for p in periods]

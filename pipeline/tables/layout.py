@@ -29,6 +29,7 @@ from pipeline.tables.labels import (
 )
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
+from pipeline.tables.month_heads import month_run_heads
 from pipeline.tables.periods import MONTH_NAME
 from pipeline.tables.preamble import read_preamble, unit_heads
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
@@ -490,9 +491,11 @@ def read_table(
     labels, _ = repair_period_stub(labels)
     labels = repair_year_run(footnoted_month_rows(labels))
     stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
+    garbled = month_run_heads([r.line for r in header_lines], columns, title)
     periods = cell_periods(
-        col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt
-    )
+        col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt,
+        garbled,
+    )  # fmt: skip
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):
         for col_idx, chunk in placed.items():

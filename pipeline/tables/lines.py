@@ -32,6 +32,27 @@ _QUALIFIER_MARK = re.compile(r"^\([A-Za-z]{2,4}\.?\)?[.,]*$")
 # month" came back with "calendar" at confidence 0 (1984-06 p60); without it the year
 # rows are of unknown kind
 _KIND_WORD = re.compile(r"^(fiscal|calendar)[.,:]?$", re.IGNORECASE)
+# ... and so is a word of a month head line ("Jan. Feb. Mar. ..." with three or more
+# month words read) that is one letter from a month ("Hay", "wov.", "var." at confidence
+# 0-32 in 1940-05 p79): the month head run (month_heads.py) reads it by its position
+_MONTH_ABBR = re.compile(
+    r"^(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)\.?$", re.IGNORECASE
+)
+_MONTH_KEYS = ("jan", "feb", "mar", "apr", "may", "jun", "june", "jul", "july", "aug", "sep",
+               "sept", "oct", "nov", "dec")  # fmt: skip
+
+
+def _month_like(text: str) -> bool:
+    from rapidfuzz.distance import Levenshtein
+
+    w = text.lower().rstrip(".")
+    return (
+        w.isalpha()
+        and 3 <= len(w) <= 4
+        and any(Levenshtein.distance(w, k) <= 1 for k in _MONTH_KEYS)
+    )
+
+
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
 _SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
@@ -152,6 +173,14 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
     ):
         # Vertical rules read as "|" / "]" carry no text, and OCR of a horizontal rule
         # gives letter soup at near-zero confidence: drop both, keep every figure.
+        month_line = (
+            sum(
+                r["conf"] >= MIN_WORD_CONF
+                and bool(_MONTH_ABBR.match((r["text"] or "").strip().strip(_RULE_CHARS)))
+                for r in group.iter_rows(named=True)
+            )
+            >= 3
+        )
         tokens = [
             Chunk(text, r["x0"], r["y0"], r["x1"], r["y1"], r["conf"], 1)
             for r in group.iter_rows(named=True)
@@ -164,6 +193,7 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
                 or _ESTIMATE_MARK.match(text)
                 or _QUALIFIER_MARK.match(text)
                 or _KIND_WORD.match(text)
+                or (month_line and _month_like(text))
             )
         ]
         if tokens:
