@@ -53,6 +53,23 @@ def _month_like(text: str) -> bool:
     )
 
 
+# A year after "Year" whose last digit 1 OCR read as a bracket or rule ("Fiscal Year
+# 194]" in a title, 1941-01 p40): stripped as a rule, "194" named no year
+_BRACKET_ONE = re.compile(r"^((?:18|19|20)\d)[\]|]$")
+_YEAR_WORD = re.compile(r"^years?$", re.IGNORECASE)
+
+
+def _year_after_year_word(rows: list[dict]) -> list[dict]:
+    """``rows`` (one line's words, left to right) with "194]" after "Year" read "1941"."""
+    out = []
+    for k, r in enumerate(rows):
+        m = _BRACKET_ONE.match((r["text"] or "").strip())
+        if m and k and _YEAR_WORD.match((rows[k - 1]["text"] or "").strip(" ,")):
+            r = {**r, "text": m.group(1) + "1"}
+        out.append(r)
+    return out
+
+
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
 _SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
@@ -183,7 +200,7 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
         )
         tokens = [
             Chunk(text, r["x0"], r["y0"], r["x1"], r["y1"], r["conf"], 1)
-            for r in group.iter_rows(named=True)
+            for r in _year_after_year_word(list(group.iter_rows(named=True)))
             if (text := (r["text"] or "").strip().strip(_RULE_CHARS))
             and (
                 r["conf"] >= MIN_WORD_CONF

@@ -164,3 +164,18 @@ def test_a_low_confidence_month_word_is_kept_only_on_a_line_of_months() -> None:
         page._word(word, 900 + 150 * k, 800, conf)
     lines = page_lines(assign_lines(page.words()))
     assert [line.text for line in lines] == ["Mar. Apr. Hay Jane Aug. wov. var.", "Total"]
+
+
+def test_a_year_after_year_whose_last_one_reads_as_a_bracket() -> None:
+    """1941-01 p40: the title's "Fiscal Year 1941" came back "Fiscal Year 194]"; the
+    bracket was stripped as a rule and "194" named no year, so the title's period (the
+    first 5 months of fiscal year 1941) dated nothing. After "Year" it is the 1; a
+    figure beside a rule ("194|") stays a figure."""
+    from pipeline.tables.lines import assign_lines, page_lines
+
+    page = Page()
+    page.text("for the First 5 Months, Fiscal Year 194]", 900, 300)
+    page.text("Loans 194| 2,080|", 900, 600)
+    lines = page_lines(assign_lines(page.words()))
+    assert [line.text for line in lines][0] == "for the First 5 Months, Fiscal Year 1941"
+    assert "1941" not in lines[1].text
