@@ -442,6 +442,19 @@ def position_heading(lines: list[str]) -> str:
     return ""
 
 
+def _with_head(parsed: Period | None, head: Period | None) -> Period | None:
+    """A column's period from its garbled path (``parsed``) and from the month head run
+    (``head``): the run's where the path names none, or only the same year of unknown
+    kind; where the path names another period, neither."""
+    if head is None or (parsed is not None and parsed.key == head.key):
+        return parsed
+    if parsed is None or parsed is NOT_A_PERIOD:
+        return head
+    if parsed.kind == "year" and head.kind != "month" and parsed.end == head.end:
+        return head
+    return None
+
+
 def axis_periods(
     col_labels: list[str],
     row_labels: list[str],
@@ -450,13 +463,16 @@ def axis_periods(
     unit_line: str = "",
     row_headings: list[str] | None = None,
     page_heading: str = "",
+    run_heads: list[str | None] | None = None,
 ) -> tuple[str, list[Period | None], Period | None]:
     """The period axis ("col", "row", "title" or ""), its periods, and the title's period.
 
     The title's own date (e.g. "..., June 2016 and Other Periods") dates headers that
     print none ("This fiscal year to date"). ``row_headings`` are the rows' stub headings
     ("Fiscal years:", "Calendar years:", "Months:"); one that names the kind of year
-    decides the kind of the year rows under it.
+    decides the kind of the year rows under it. ``run_heads`` (per column, the heads of a
+    month head run OCR garbled, see month_heads) date the columns whose own heads parse
+    to none.
     """
     # a stub head printed over the first value column is read as that column's head
     stub_heads = [
@@ -479,6 +495,9 @@ def axis_periods(
     dated_heads = _title_day_years(title, _spread_kind(col_labels))
     cols = [parse_period(c, context, title_period) for c in dated_heads]
     cols = _lost_subperiods(col_labels, cols)
+    if run_heads:
+        heads = [h and parse_period(h, context, title_period) for h in run_heads]
+        cols = [_with_head(p, h) for p, h in zip(cols, heads, strict=True)]
     carried = carry_years(_month_row_years(row_labels))
     kinds = _heading_kinds(row_headings, len(row_labels))
     rows = [
@@ -538,6 +557,7 @@ def cell_periods(
     stub_doubt: bool = False,
     row_headings: list[str] | None = None,
     page_heading: str = "",
+    run_heads: list[str | None] | None = None,
 ) -> dict[tuple[int, int], CellPeriod]:
     """Per (row_idx, col_idx): the cell's period and dimension.
 
@@ -549,7 +569,7 @@ def cell_periods(
     ran into the stub) gives the rows no kind to distrust.
     """
     axis, periods, title_period = axis_periods(
-        col_labels, row_labels, title, stub_head, unit_line, row_headings, page_heading
+        col_labels, row_labels, title, stub_head, unit_line, row_headings, page_heading, run_heads
     )
     doubt = stub_doubt and bool(_PERIOD_HEAD.search(read_period_words(stub_head or "")))
     if axis == "row" and (doubt or re.search(r"\b(18|19|20)\d\d\b", stub_head or "")):

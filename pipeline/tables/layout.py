@@ -29,6 +29,7 @@ from pipeline.tables.labels import (
 )
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
+from pipeline.tables.month_heads import month_run_heads
 from pipeline.tables.periods import MONTH_NAME
 from pipeline.tables.preamble import read_preamble, unit_heads
 from pipeline.tables.regions import page_regions
@@ -551,9 +552,10 @@ def read_table(
     # a stub head that opens on "or"/"and"/"of" ("or month") lost its first line to OCR:
     # "Cumulative as of end of Fiscal Year" above it (1939-12 p24) made the rows positions
     stub_doubt = stub_doubt or bool(re.match(r"\W*(or|and|of)\b", stub_head or ""))
+    garbled = month_run_heads([r.line for r in header_lines], columns, title)
     periods = cell_periods(
         col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt,
-        row_headings=parents, page_heading=page_heading,
+        row_headings=parents, page_heading=page_heading, run_heads=garbled,
     )  # fmt: skip
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):

@@ -32,6 +32,44 @@ _QUALIFIER_MARK = re.compile(r"^\([A-Za-z]{2,4}\.?\)?[.,]*$")
 # month" came back with "calendar" at confidence 0 (1984-06 p60); without it the year
 # rows are of unknown kind
 _KIND_WORD = re.compile(r"^(fiscal|calendar)[.,:]?$", re.IGNORECASE)
+# ... and so is a word of a month head line ("Jan. Feb. Mar. ..." with three or more
+# month words read) that is one letter from a month ("Hay", "wov.", "var." at confidence
+# 0-32 in 1940-05 p79): the month head run (month_heads.py) reads it by its position
+_MONTH_ABBR = re.compile(
+    r"^(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)\.?$", re.IGNORECASE
+)
+_MONTH_KEYS = ("jan", "feb", "mar", "apr", "may", "jun", "june", "jul", "july", "aug", "sep",
+               "sept", "oct", "nov", "dec")  # fmt: skip
+
+
+def _month_like(text: str) -> bool:
+    from rapidfuzz.distance import Levenshtein
+
+    w = text.lower().rstrip(".")
+    return (
+        w.isalpha()
+        and 3 <= len(w) <= 4
+        and any(Levenshtein.distance(w, k) <= 1 for k in _MONTH_KEYS)
+    )
+
+
+# A year after "Year" whose last digit 1 OCR read as a bracket or rule ("Fiscal Year
+# 194]" in a title, 1941-01 p40): stripped as a rule, "194" named no year
+_BRACKET_ONE = re.compile(r"^((?:18|19|20)\d)[\]|]$")
+_YEAR_WORD = re.compile(r"^years?$", re.IGNORECASE)
+
+
+def _year_after_year_word(rows: list[dict]) -> list[dict]:
+    """``rows`` (one line's words, left to right) with "194]" after "Year" read "1941"."""
+    out = []
+    for k, r in enumerate(rows):
+        m = _BRACKET_ONE.match((r["text"] or "").strip())
+        if m and k and _YEAR_WORD.match((rows[k - 1]["text"] or "").strip(" ,")):
+            r = {**r, "text": m.group(1) + "1"}
+        out.append(r)
+    return out
+
+
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
 _SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
@@ -152,9 +190,17 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
     ):
         # Vertical rules read as "|" / "]" carry no text, and OCR of a horizontal rule
         # gives letter soup at near-zero confidence: drop both, keep every figure.
+        month_line = (
+            sum(
+                r["conf"] >= MIN_WORD_CONF
+                and bool(_MONTH_ABBR.match((r["text"] or "").strip().strip(_RULE_CHARS)))
+                for r in group.iter_rows(named=True)
+            )
+            >= 3
+        )
         tokens = [
             Chunk(text, r["x0"], r["y0"], r["x1"], r["y1"], r["conf"], 1)
-            for r in group.iter_rows(named=True)
+            for r in _year_after_year_word(list(group.iter_rows(named=True)))
             if (text := (r["text"] or "").strip().strip(_RULE_CHARS))
             and (
                 r["conf"] >= MIN_WORD_CONF
@@ -164,6 +210,7 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
                 or _ESTIMATE_MARK.match(text)
                 or _QUALIFIER_MARK.match(text)
                 or _KIND_WORD.match(text)
+                or (month_line and _month_like(text))
             )
         ]
         if tokens:

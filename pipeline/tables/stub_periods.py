@@ -181,6 +181,11 @@ def one_digit_off(year: int, implied: int) -> bool:
     return sum(a != b for a, b in zip(str(year), str(implied), strict=True)) == 1
 
 
+# A year stub with the stub's left rule read as a digit before it ("11934" for "|1934",
+# 1941-01 p66 Net Movement of Silver)
+_RULED_YEAR = re.compile(r"^[1lI|]((?:18|19|20)\d\d)[\s.,:;'`]*$")
+
+
 def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     """Year stubs OCR misread, restored from their neighbours.
 
@@ -190,7 +195,9 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     garbled ("19EL.", "W96hervccecc", ""), or a year one digit off ("1980" between "1939"
     and "1941": no other year can stand there), takes the year its position implies. A
     stub that spells its position's year with letters for digits ("19h6", "19k8": the
-    4 of an old typewriter face) is read as that year, and extends the run to it. A row
+    4 of an old typewriter face) is read as that year, and extends the run to it; so is
+    one that prints its position's year after the stub's rule read as a digit ("11934"
+    for "|1934"). A row
     that names a month or reads as words is never touched, and nothing is extrapolated
     past the first or last year read.
     """
@@ -199,6 +206,10 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
         m = _YEAR_ONLY.match(label or "")
         if m:
             years[i] = int(m.group(1))
+    ruled = {
+        i: int(m.group(1)) for i, lb in enumerate(labels) if (m := _RULED_YEAR.match(lb or ""))
+    }
+    years.update(ruled)
     if len(years) < min_fit:
         return labels
     offsets = [y - i for i, y in years.items()]
@@ -208,7 +219,7 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
         return labels
     out = list(labels)
     spelled = [i for i, label in enumerate(labels) if _lookalike_year(label) == best + i]
-    for i in spelled:
+    for i in spelled + [i for i, y in ruled.items() if y == best + i]:
         out[i] = str(best + i)
     first, last = min(fit + spelled), max(fit + spelled)
     for j in range(first + 1, last):

@@ -303,6 +303,20 @@ def test_year_stubs_spelled_with_letters_for_digits_and_years_one_digit_off() ->
     assert repair_year_run(["logo", "1941", "1942", "1943"])[0] == "logo"
 
 
+def test_a_year_stub_read_after_the_stubs_rule_read_as_a_digit() -> None:
+    """1941-01 p66 Net Movement of Silver: the stub's left rule is read as a "1" before
+    1934 and 1935 ("11934", "11935" over "1936", "1937 o i", "1938"): the run gives
+    those rows their years. A ruled year off the run, or a five-digit figure that is no
+    year at all, stays as read."""
+    from pipeline.tables.stub_periods import repair_year_run
+
+    read = ["11934", "11935", "1936", "1937 o i", "1938", "", "19", "1939-December"]
+    want = ["1934", "1935", "1936", "1937", "1938", "", "19", "1939-December"]
+    assert repair_year_run(read) == want
+    assert repair_year_run(["11930", "1935", "1936", "1937"])[0] == "11930"
+    assert repair_year_run(["12345", "1935", "1936", "1937"])[0] == "12345"
+
+
 def test_a_stray_year_does_not_anchor_the_row_order() -> None:
     """1953-09 p16 Table 4 prints 1946 ... 1953 down a "Fiscal year or month" stub; OCR
     read "1947" as "1987". Trusted as the first annual row, it made every row after it

@@ -1,0 +1,181 @@
+"""A column head line of months OCR garbled ("dan. eb. Mar. Apr. Hay Jane duty Aug.
+Sort. oct. wov. Deo. Jan. tod. var.", 1940-05 p79) read by position in the run, and
+dated only by what the page prints about the run's years."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import polars as pl
+
+from pipeline.tables.layout import build_tables
+from pipeline.tables.month_heads import dated_month_run, kind_of_years, month_run
+from tests.tables.test_layout import LEFT, PITCH, Page
+
+# the head line of 1940-05 p79 (Vessels Cleared ... Classified by Nationality) as read
+P79 = ["1938", "1939", "dan.", "eb.", "Mar.", "Apr.", "Hay", "Jane", "duty", "Aug.",
+       "Sort.", "oct.", "wov.", "Deo.", "Jan.", "tod.", "var."]  # fmt: skip
+
+
+def test_a_garbled_month_head_line_is_read_by_position() -> None:
+    months = month_run(P79)
+    assert months[:2] == [None, None]  # the year columns are no part of the run
+    assert months[2:] == [*range(12), 0, 1, 2]
+
+
+def test_words_ocr_lost_inside_the_run_take_their_position_but_not_after_it() -> None:
+    """A lost head between read months is the month between; a lost head after the last
+    read month may be a "Total" and is no month."""
+    words = ["Jan.", "Feb.", None, "Apr.", "May", "June", "July", "Aug.", "Sept.", "Oct.",
+             "Nov.", "Dec.", None]  # fmt: skip
+    assert month_run(words) == [*range(12), None]
+
+
+def test_a_word_reading_as_another_month_breaks_the_run() -> None:
+    """Heads that read as months out of order ("Mar." where "Feb." stands) are no run a
+    position could date; too few months read exactly neither."""
+    assert month_run(["Jan.", "Mar.", "Mar.", "Apr."])[:2] == [None, None]
+    assert month_run(["dan.", "eb.", "Jane", "duly"]) == [None] * 4
+
+
+def _columns(n: int, left: float = 0.0, width: float = 100.0, gap: float = 20.0):
+    from pipeline.tables.headers import Column
+
+    return [Column(left + k * (width + gap), left + k * (width + gap) + width, 0.0)
+            for k in range(n)]  # fmt: skip
+
+
+def test_a_quarter_the_title_names_dates_the_part_of_the_run_it_spans() -> None:
+    """ "Calendar Years 1938 and 1939, and first quarter. 1940" over Jan. ... Dec. Jan.
+    Feb. Mar.: the last three are the first quarter of 1940, the twelve before 1939."""
+    months = month_run(P79)
+    cols = _columns(len(P79))
+    heads = dated_month_run(
+        months, [], cols, ["Calendar Years 1938 and 1939, and first quarter. 1940"]
+    )
+    assert heads[2] == "1939 / January" and heads[13] == "1939 / December"
+    assert heads[14:] == ["1940 / January", "1940 / February", "1940 / March"]
+
+
+def test_a_whole_year_the_title_names_dates_no_part() -> None:
+    """ "Calendar Years 1938 and 1939" names two years of twelve months: either could be
+    a Jan.-Dec. part. Nothing else dates the run: no period (it was dated 1938 once)."""
+    months = month_run(P79[:15])
+    heads = dated_month_run(months, [], _columns(15), ["Calendar Years 1938 and 1939"])
+    assert heads == [None] * 15
+
+
+def test_readings_of_the_years_that_disagree_date_nothing() -> None:
+    months = month_run(P79)
+    cols = _columns(len(P79))
+    mid = (cols[2].x0 + cols[13].x1) / 2
+    agree = dated_month_run(months, [(1939, mid)], cols, ["first quarter, 1940"])
+    assert agree[2] == "1939 / January"
+    clash = dated_month_run(months, [(1938, mid)], cols, ["first quarter, 1940"])
+    assert clash == [None] * len(P79)
+
+
+def test_the_kind_of_years_a_subtitle_names() -> None:
+    assert kind_of_years(["Calendar Years 1938 and 1939, and first quarter. 1940"]) == {
+        1938: "calendar_year",
+        1939: "calendar_year",
+    }
+
+
+def test_vessels_cleared_heads_garbled_by_ocr_are_dated_months() -> None:
+    """1940-05 p79: under the subtitle "Calendar Years 1938 and 1939, and first quarter,
+    1940" the spanners "Calendar Year" / "1939" / "1940" were lost and the month line
+    came back garbled, some words at confidence 0-32 ("wov.", "var."). The months are
+    read by position, dated by the first quarter the subtitle names; the year columns
+    are the calendar years it names."""
+    cols = [900.0 + 150 * k for k in range(9)]  # right edges
+    page = Page()
+    page.centred("Vessels Cleared from the United States, Classified by Nationality", 1275, 300)
+    page.centred("Calendar Years 1938 and 1939, and first quarter, 1940", 1275, 360)
+    page.centred("Number of vessels", 1500, 430)
+    y = 430 + PITCH
+    heads = [("1938", 95), ("1939", 95), ("Sept.", 95), ("oct.", 95), ("wov.", 0),
+             ("Deo.", 95), ("Jan.", 95), ("tod.", 95), ("var.", 30)]  # fmt: skip
+    for x1, (head, conf) in zip(cols, heads, strict=True):
+        page.text(head, x1 - 60 - len(head) * 10, y, conf=conf)
+    y += 1.5 * PITCH
+    for label in ("Grand total", "British", "Norwegian"):
+        page.text(label, LEFT, y)
+        for x1 in cols:
+            page.right("1,234", x1, y)
+        y += PITCH
+    tables, cells = build_tables(page.words(), page.pages())
+    first = cells.filter(pl.col("row_idx") == 0).sort("col_idx")
+    got = list(zip(first["period_kind"], first["period_end"], strict=True))
+    assert got == [
+        ("calendar_year", date(1938, 12, 31)),
+        ("calendar_year", date(1939, 12, 31)),
+        ("month", date(1939, 9, 30)),
+        ("month", date(1939, 10, 31)),
+        ("month", date(1939, 11, 30)),
+        ("month", date(1939, 12, 31)),
+        ("month", date(1940, 1, 31)),
+        ("month", date(1940, 2, 29)),
+        ("month", date(1940, 3, 31)),
+    ]
+
+
+def test_months_of_a_position_table_stay_month_ends() -> None:
+    """A month run under a year spanner in a position table (2006-12 p72 CM-I-2, Total
+    Liabilities: "2006" over "May r June July Aug. Sept. p") is read with the table's
+    context: month-end positions, never month flows. (A first version dated the run as
+    months, which then clashed with the heads' own month ends and erased them.) Here the
+    spanner runs into the head of the middle column, as OCR sometimes joins them; the
+    run dates June-Aug. by it."""
+    cols = [1000.0 + 200 * k for k in range(5)]
+    page = Page()
+    page.centred("TABLE CM-I-2.-Total Liabilities by Country", 1275, 300)
+    page.centred("[Position at end of period in millions of dollars]", 1275, 360)
+    page.centred("Calendar year 2006", (cols[0] + cols[4]) / 2 - 60, 430)
+    y = 430 + PITCH
+    page.text("Country", LEFT, y)
+    for x1, head in zip(cols, ["May r", "June", "July", "Aug.", "Sept. p"], strict=True):
+        page.text(head, x1 - 60 - len(head) * 10, y)
+    y += 1.5 * PITCH
+    for label in ("Austria", "Belgium", "Denmark"):
+        page.text(label, LEFT, y)
+        for x1 in cols:
+            page.right("1,234", x1, y)
+        y += PITCH
+    _, cells = build_tables(page.words(), page.pages())
+    first = cells.filter(pl.col("row_idx") == 0).sort("col_idx")
+    assert first["period_kind"].to_list()[1:4] == ["as_of_date"] * 3
+    assert first["period_end"].to_list()[1:4] == [date(2006, 6, 30), date(2006, 7, 31),
+                                                 date(2006, 8, 31)]  # fmt: skip
+
+
+def test_a_low_confidence_month_word_is_kept_only_on_a_line_of_months() -> None:
+    """1940-05 p79: "Hay", "wov.", "var." came back at confidence 28, 0 and 32 beside
+    "Mar. Apr. Aug. oct. Jan." read well: on such a line they are month heads. The same
+    words alone at that confidence are rule noise and stay dropped."""
+    from pipeline.tables.lines import assign_lines, page_lines
+
+    page = Page()
+    for k, (word, conf) in enumerate([("Mar.", 90), ("Apr.", 90), ("Hay", 28), ("Jane", 80),
+                                      ("Aug.", 90), ("wov.", 0), ("var.", 32)]):  # fmt: skip
+        page._word(word, 900 + 150 * k, 400, conf)
+    page.line_no += 1
+    for k, (word, conf) in enumerate([("Total", 90), ("Hay", 28), ("var.", 20)]):
+        page._word(word, 900 + 150 * k, 800, conf)
+    lines = page_lines(assign_lines(page.words()))
+    assert [line.text for line in lines] == ["Mar. Apr. Hay Jane Aug. wov. var.", "Total"]
+
+
+def test_a_year_after_year_whose_last_one_reads_as_a_bracket() -> None:
+    """1941-01 p40: the title's "Fiscal Year 1941" came back "Fiscal Year 194]"; the
+    bracket was stripped as a rule and "194" named no year, so the title's period (the
+    first 5 months of fiscal year 1941) dated nothing. After "Year" it is the 1; a
+    figure beside a rule ("194|") stays a figure."""
+    from pipeline.tables.lines import assign_lines, page_lines
+
+    page = Page()
+    page.text("for the First 5 Months, Fiscal Year 194]", 900, 300)
+    page.text("Loans 194| 2,080|", 900, 600)
+    lines = page_lines(assign_lines(page.words()))
+    assert [line.text for line in lines][0] == "for the First 5 Months, Fiscal Year 1941"
+    assert "1941" not in lines[1].text
