@@ -293,13 +293,17 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
 
 def _head_words_and_figures(values: list[Chunk]) -> bool:
     """Words among the value columns and only head-like figures ("Within" "1" "year",
-    "1-5" "years"): a column head, not a body row (a body row's columns hold figures)."""
+    "1-5" "years"): a column head, not a body row (a body row's columns hold figures).
+    Capitals alone among more figures are no head words: OCR makes them of smudged
+    figures ("Housing and Urban Development .9 .8 ELS j" for "13.5 13.2", 1984-06 p88)."""
     words = [
         c
         for c in values
         if not c.is_number and _HEAD_WORD.search(c.text) and not _NOT_HEAD_WORD.match(c.text)
     ]
     figures = [c for c in values if c.is_number]
+    if not any(re.search(r"[a-z]", c.text) for c in words) and len(words) < len(figures):
+        return False
     return bool(words) and all(_HEAD_FIGURE.match(c.text.strip()) for c in figures)
 
 

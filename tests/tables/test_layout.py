@@ -482,3 +482,32 @@ def test_a_wrapped_date_line_is_not_a_month_span_head() -> None:
     assert not _month_span_head(chunks("1965"))  # "Dee. 15," went to the label
     assert not _month_span_head(chunks("(Add.", "Dec.", "15,", "1965"))
     assert _month_span_head(chunks("2008", "2009", "Jan.", "-", "June", "Apr.", "-", "June"))
+
+
+def test_capitals_ocr_made_of_smudged_figures_leave_a_body_row() -> None:
+    """1984-06 p88 (Accounts and Loans Receivable by Agency): the row "Housing and Urban
+    Development .9 .8 13.5 13.2" came back from OCR as "9 8 ELS j"; read as a head line
+    (words among column numbers) it cut the table in two above Interior. A head line's
+    words are words: "Within" "1" "year" (2011-09 FD-5) is still a head."""
+    page = Page()
+    page.centred("Accounts and Loans Receivable by Agency", 1275, 300)
+    page.centred("In billions", 1275, 360)
+    for x1, head in zip(COLS, ["1983", "1982", "1983", "1982"], strict=True):
+        page.centred(head, x1 - 50, 430)
+    rows = [
+        ("Energy", [".8", "1.2", "4.1", "4.0"]),
+        ("Health and Human Services", ["2.0", "2.2", ".7", ".7"]),
+        ("Housing and Urban Development", ["9", "8", "ELS", "j"]),
+        ("Interior", [".2", ".1", ".5", ".5"]),
+        ("Justice", [".2", ".1", "1.3", "1.1"]),
+    ]
+    y = 430 + 1.5 * PITCH
+    for label, figures in rows:
+        page.text(label + " " + "." * 6, LEFT, y)
+        for x1, fig in zip(COLS, figures, strict=True):
+            page.right(fig, x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert tables["n_rows"].item() == 5
+    labels = cells.sort("row_idx")["row_label"].unique(maintain_order=True).to_list()
+    assert labels == [r[0] for r in rows]
