@@ -25,6 +25,8 @@ from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.labels import (
     clean_header_path,
     footnoted_month_rows,
+    month_abbreviation_like,
+    repair_day_rows,
     repair_period_stub,
 )
 from pipeline.tables.lexicon import Lexicon, build_lexicon
@@ -377,6 +379,15 @@ def split_label(
                 )
             )
         )
+        # the day of a stub that is a month alone ("Feb." | "7"): a one-digit day is set
+        # right-aligned under the two-digit days, a gutter's width from the month
+        dated = dated or (
+            len(label) == 1
+            and month_abbreviation_like(label[0].text)
+            and bool(re.fullmatch(r"\d{1,2}", chunk.text.strip()))
+            and 1 <= int(chunk.text) <= 31
+            and chunk.x0 - label[0].x1 < 2.5 * height
+        )
         if not chunk.is_number or is_leader(chunk.text) or at_margin or in_label or leads or dated:
             label.append(chunk)
             continue
@@ -492,6 +503,7 @@ def read_table(
         block, columns, height, pitch, lexicon, place_row
     )
     labels, _ = repair_period_stub(labels)
+    labels = repair_day_rows(labels)
     labels = repair_year_run(footnoted_month_rows(labels))
     stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
     periods = cell_periods(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from pipeline.tables.labels import month_abbreviation_like
 from pipeline.tables.numbers import ParsedNumber, parse_number
 
 _RULE_CHARS = " |¦[]{}!"
@@ -32,6 +33,12 @@ _QUALIFIER_MARK = re.compile(r"^\([A-Za-z]{2,4}\.?\)?[.,]*$")
 # month" came back with "calendar" at confidence 0 (1984-06 p60); without it the year
 # rows are of unknown kind
 _KIND_WORD = re.compile(r"^(fiscal|calendar)[.,:]?$", re.IGNORECASE)
+# ... and so is a month spelt exactly, the stub of a dated row: "Feb." of "Feb. 7" came
+# back at confidence 22 (1940-05 p59), and the row was labelled by its day alone
+_MONTH_WORD = re.compile(
+    r"^(Jan|Feb|Mar|Apr|Aug|Sept?|Oct|Nov|Dec)\.,?$|^(January|February|March|April|May|June"
+    r"|July|August|September|October|November|December)[.,]?$"
+)
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
 _SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
@@ -154,7 +161,7 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
         # gives letter soup at near-zero confidence: drop both, keep every figure.
         tokens = [
             Chunk(text, r["x0"], r["y0"], r["x1"], r["y1"], r["conf"], 1)
-            for r in group.iter_rows(named=True)
+            for i, r in enumerate(group.iter_rows(named=True))
             if (text := (r["text"] or "").strip().strip(_RULE_CHARS))
             and (
                 r["conf"] >= MIN_WORD_CONF
@@ -164,6 +171,8 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
                 or _ESTIMATE_MARK.match(text)
                 or _QUALIFIER_MARK.match(text)
                 or _KIND_WORD.match(text)
+                or _MONTH_WORD.match(text)
+                or (i == 0 and month_abbreviation_like(text))
             )
         ]
         if tokens:

@@ -460,3 +460,16 @@ def test_a_comma_ending_a_wrapped_line_is_kept() -> None:
     page.right("25.2", COLS[1], 500 + 2 * PITCH)
     labels, _ = _rows(page)
     assert labels[0] == "Less taxes receivable, allowances, and intragovernmental transfers"
+
+
+def test_day_rows_of_one_month_restore_a_misread_month() -> None:
+    """1940-05 p59: weekly rows "Feb. 7" ... "Feb. 28" with "Ted." / "Teb." / "Fed." for
+    "Feb."; a stub of several months, or a word no look-alike of the month, is left."""
+    from pipeline.tables.labels import month_abbreviation_like, repair_day_rows
+
+    assert repair_day_rows(["Feb. 7", "Ted. 14", "Feb. 21", "Teb. 28", "Fed. 7"]) == [
+        "Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28", "Feb. 7"]  # fmt: skip
+    assert repair_day_rows(["Jan. 28", "Ted. 4", "Feb. 11"]) == ["Jan. 28", "Ted. 4", "Feb. 11"]
+    assert repair_day_rows(["Feb. 7", "Note 14", "Feb. 21"]) == ["Feb. 7", "Note 14", "Feb. 21"]
+    assert month_abbreviation_like("Ted.") and month_abbreviation_like("Feb.")
+    assert not month_abbreviation_like("Ted") and not month_abbreviation_like("Total.")
