@@ -34,6 +34,10 @@ class Lexicon:
     """Trustworthy label words with their frequency in the archive."""
 
     counts: Counter = field(default_factory=Counter)
+    # words read confidently that may be words of their own or the misreading of a far
+    # more frequent word one letter away ("fuel" / "full", "Burope" / "Europe"): left
+    # as read, never counted as known, so a label naming one is marked uncertain
+    contested: set[str] = field(default_factory=set)
     _choices: list[str] = field(default_factory=list)
     _cache: dict[str, str | None] = field(default_factory=dict)
 
@@ -62,7 +66,9 @@ class Lexicon:
         no "wool", "lieu" no "lion"; "yoer" is "year", "mooth" is "month").
         """
         low = word.lower()
-        if len(low) < MIN_LENGTH or low in self.counts or not self.counts:
+        if len(low) < MIN_LENGTH or low in self.counts or low in self.contested:
+            return None
+        if not self.counts:
             return None
         if low not in self._cache:
             found = process.extract(
@@ -112,7 +118,8 @@ class Lexicon:
 # (read, printed): the typewriter "s" comes back as "e" or "a", never the other way
 # round ("concerts" read right is no misread "concerte"); other pairs go both ways.
 _LOOK_ALIKES = {("e", "s"), ("a", "s")} | {
-    pair for a, b in ("ec", "eo", "ea", "oc", "ao", "nu", "uv", "hb", "il", "tf", "nm", "ij")
+    pair for a, b in ("ec", "eo", "ea", "oc", "ao", "nu", "uv", "hb", "il", "tf", "nm", "ij",
+                      "vw", "hn", "ua")
     for pair in ((a, b), (b, a))
 }  # fmt: skip
 SLIP_COST = 0.5
@@ -138,6 +145,14 @@ def _other_ending(read: str, word: str) -> bool:
     if len(read) == len(word) and read[:-1] == word[:-1]:
         return (read[-1], word[-1]) not in _LOOK_ALIKES
     return read[:-1] == word or word[:-1] == read
+
+
+def _slip_of(read: str, word: str) -> bool:
+    """Whether ``read`` is surely ``word`` misread (one edit apart): a look-alike letter
+    ("truet" for "trust"), or a letter lost or added ("outstandng"). With another letter
+    in its place it may be a word of its own ("fuel" beside "full", "lumber" beside
+    "number", "bullion" beside "billion")."""
+    return len(read) != len(word) or slip_cost(read, word) <= SLIP_COST
 
 
 def _plural_pair(a: str, b: str) -> bool:
@@ -181,6 +196,7 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
     counts: Counter = Counter()
     for token, n in pl.concat([exact, confident]).iter_rows():
         counts[token] += n
+    contested: set[str] = set()
     # A typewriter face makes the same OCR slip confidently, page after page ("truet",
     # "thousande", "outetanding"): a word known only from OCR that is one edit from a
     # word the archive prints far more often is that word misread, not a word of its own.
@@ -190,9 +206,17 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
         near = process.extract(
             token, choices, scorer=Levenshtein.distance, score_cutoff=1, limit=None
         )
-        if any(
-            w != token and counts[w] >= DOMINANCE * counts[token] and not _plural_pair(w, token)
+        far_more = [
+            w
             for w, _, _ in near
-        ):
+            if w != token and counts[w] >= DOMINANCE * counts[token] and not _plural_pair(w, token)
+        ]
+        if any(_slip_of(token, w) for w in far_more):
             del counts[token]
-    return Lexicon(counts)
+        elif far_more:
+            # another letter in a look-alike's place: a word of its own ("fuel",
+            # "lumber", "bullion") or a slip the look-alikes do not list ("Burope",
+            # "Jane"): neither corrected nor trusted
+            del counts[token]
+            contested.add(token)
+    return Lexicon(counts, contested)

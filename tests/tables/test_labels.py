@@ -473,3 +473,35 @@ def test_day_rows_of_one_month_restore_a_misread_month() -> None:
     assert repair_day_rows(["Feb. 7", "Note 14", "Feb. 21"]) == ["Feb. 7", "Note 14", "Feb. 21"]
     assert month_abbreviation_like("Ted.") and month_abbreviation_like("Feb.")
     assert not month_abbreviation_like("Ted") and not month_abbreviation_like("Total.")
+
+
+def test_a_word_one_other_letter_from_a_common_word_is_left_as_read_and_unknown() -> None:
+    """1939-12 p22 (customs receipts): "Fuel oil", "Lumber of specified types" were made
+    "Full oil", "Number of ..." because OCR-only "fuel" and "lumber" were dropped from
+    the lexicon as misreadings of the far more frequent "full" and "number". A letter
+    in another's place that is no look-alike may be a word of its own: it is neither
+    corrected nor trusted (a question naming it is marked). A look-alike slip
+    ("truet") is still dropped and corrected; "Vash" is "Wash" (v / w), "Hote" is
+    "Note" and "Jane" is "June" (typewriter H / N, a / u)."""
+    import polars as pl
+
+    from pipeline.ingest.schemas import WORDS_SCHEMA
+    from pipeline.tables.lexicon import build_lexicon
+
+    rows = []
+    for doc in ("d1", "d2"):
+        for word, n in (("fuel", 3), ("full", 40), ("lumber", 2), ("number", 30),
+                        ("trust", 40), ("truet", 3), ("note", 40), ("june", 40)):  # fmt: skip
+            rows += [{"doc_id": doc, "text": word, "conf": 95.0, "source": "ocr"}] * n
+    rows += [{"doc_id": "d3", "text": "Wash.", "conf": 99.0, "source": "text_layer"}] * 25
+    words = pl.DataFrame(rows).with_columns(
+        *[pl.lit(None, dtype).alias(c) for c, dtype in WORDS_SCHEMA.items() if c not in
+          ("doc_id", "text", "conf", "source")]  # fmt: skip
+    )
+    lexicon = build_lexicon(words)
+    assert lexicon.correct("Fuel oil")[0] == "Fuel oil"
+    assert lexicon.correct("Lumber of types")[0] == "Lumber of types"
+    assert lexicon.unknown("Fuel oil") == ["Fuel"]
+    assert lexicon.correct("Truet funds")[0] == "Trust funds"
+    assert lexicon.correct("Port Angeles, Vash")[0] == "Port Angeles, Wash"
+    assert lexicon.correct("2-3/4% Hote - Jane")[0] == "2-3/4% Note - June"  # H / N, a / u
