@@ -159,12 +159,14 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
     ):
         # Vertical rules read as "|" / "]" carry no text, and OCR of a horizontal rule
         # gives letter soup at near-zero confidence: drop both, keep every figure.
+        rows = list(group.iter_rows(named=True))
         tokens = [
             Chunk(text, r["x0"], r["y0"], r["x1"], r["y1"], r["conf"], 1)
-            for i, r in enumerate(group.iter_rows(named=True))
+            for i, r in enumerate(rows)
             if (text := (r["text"] or "").strip().strip(_RULE_CHARS))
             and (
                 r["conf"] >= MIN_WORD_CONF
+                or _inside_phrase(rows, i, height)
                 or re.search(r"\d", text)
                 or _DASHES.match(text)
                 or _UNIT_WORD.match(text)
@@ -182,6 +184,22 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
 
 
 _DASH_FIGURE = re.compile(r"[-\u2013\u2014]+")  # a dash for zero (dots are leaders)
+_PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+[.,]?$|^[A-Z]{2,}[.,]?$")
+
+
+def _inside_phrase(rows: list[dict], i: int, height: float) -> bool:
+    """A word read at low confidence between two words read well, a word-space from
+    each: a word of the phrase ("United States Housing Authority" with "States" at
+    confidence 28, "Federal Deposit Insurance" with "Deposit" at 24, 1941-01 p40), not
+    rule noise. Dropped, it cut the label short with nothing to say so; kept, the
+    lexicon corrects or marks it."""
+    if not 0 < i < len(rows) - 1 or not _PLAIN_WORD.match((rows[i]["text"] or "").strip()):
+        return False
+    before, word, after = rows[i - 1], rows[i], rows[i + 1]
+    return all(
+        r["conf"] >= MIN_WORD_CONF and _PLAIN_WORD.match((r["text"] or "").strip())
+        for r in (before, after)
+    ) and (word["x0"] - before["x1"] < 0.9 * height and after["x0"] - word["x1"] < 0.9 * height)
 
 
 def _stacked_label_order(tokens: list[Chunk], height: float) -> list[Chunk]:

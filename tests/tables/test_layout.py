@@ -581,3 +581,31 @@ def test_a_row_past_a_blank_line_at_another_indent_ends_the_stub_groups() -> Non
         "Other independent agencies", "Off-budget agencies", "Gross receivables",
     ]  # fmt: skip
     assert rows["row_parent"].to_list() == ["", *["Executive branch"] * 4, ""]
+
+
+def test_a_word_read_at_low_confidence_inside_a_label_is_kept() -> None:
+    """1941-01 p40: "United States Housing Authority" with "States" at confidence 28,
+    "Federal Deposit Insurance Corporation" with "Deposit" at 24: dropped as rule noise,
+    the labels lost a word with nothing to say so. Noise beside the figures still goes."""
+    page = Page()
+    page.centred("Table 2.- Sources of Funds", 1275, 300)
+    page.centred("(In thousands of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["1938", "1939", "1940", "Total"], strict=True):
+        page.centred(head, x1 - 50, 430)
+    y = 430 + 1.5 * PITCH
+    for words, weak in ((["United", "States", "Housing", "Authority"], 1),
+                        (["Federal", "Deposit", "Insurance", "Corporation"], 1),
+                        (["Rural", "Electrification", "Administration"], None)):  # fmt: skip
+        page.line_no += 1
+        x = LEFT
+        for k, word in enumerate(words):
+            page._word(word, x, y, 28.0 if k == weak else 95.0)
+            x += (len(word) + 1) * CW
+        page._word("eee", x + CW, y, 3.0)  # leader noise after the label
+        for x1 in COLS:
+            page._word("1,234", x1 - 5 * CW, y, 95.0)
+        y += PITCH
+    tables, cells = _table(page)
+    labels = cells.filter(pl.col("col_idx") == 0).sort("row_idx")["row_label"].to_list()
+    assert labels == ["United States Housing Authority", "Federal Deposit Insurance Corporation",
+                      "Rural Electrification Administration"]  # fmt: skip
