@@ -586,7 +586,8 @@ def test_a_row_past_a_blank_line_at_another_indent_ends_the_stub_groups() -> Non
 def test_a_word_read_at_low_confidence_inside_a_label_is_kept() -> None:
     """1941-01 p40: "United States Housing Authority" with "States" at confidence 28,
     "Federal Deposit Insurance Corporation" with "Deposit" at 24: dropped as rule noise,
-    the labels lost a word with nothing to say so. Noise beside the figures still goes."""
+    the labels lost a word with nothing to say so; so did "Disaster Loan Corporation"
+    (18) and "Other flags" (17), 1939-12 p45, 1940-05 p79. Leader noise still goes."""
     page = Page()
     page.centred("Table 2.- Sources of Funds", 1275, 300)
     page.centred("(In thousands of dollars)", 1275, 360)
@@ -595,7 +596,9 @@ def test_a_word_read_at_low_confidence_inside_a_label_is_kept() -> None:
     y = 430 + 1.5 * PITCH
     for words, weak in ((["United", "States", "Housing", "Authority"], 1),
                         (["Federal", "Deposit", "Insurance", "Corporation"], 1),
-                        (["Rural", "Electrification", "Administration"], None)):  # fmt: skip
+                        (["Rural", "Electrification", "Administration"], None),
+                        (["Disaster", "Loan", "Corporation"], 0),
+                        (["Other", "flags"], 1)):  # fmt: skip
         page.line_no += 1
         x = LEFT
         for k, word in enumerate(words):
@@ -608,4 +611,5 @@ def test_a_word_read_at_low_confidence_inside_a_label_is_kept() -> None:
     tables, cells = _table(page)
     labels = cells.filter(pl.col("col_idx") == 0).sort("row_idx")["row_label"].to_list()
     assert labels == ["United States Housing Authority", "Federal Deposit Insurance Corporation",
-                      "Rural Electrification Administration"]  # fmt: skip
+                      "Rural Electrification Administration", "Disaster Loan Corporation",
+                      "Other flags"]  # fmt: skip
