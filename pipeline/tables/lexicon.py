@@ -38,6 +38,9 @@ class Lexicon:
     # more frequent word one letter away ("fuel" / "full", "Burope" / "Europe"): left
     # as read, never counted as known, so a label naming one is marked uncertain
     contested: set[str] = field(default_factory=set)
+    # three-letter words read right ("oil", "tax", "Feb"): a label word of three letters
+    # not among them ("otl", "ofl" for "oil"; "Oot" for "Oct") is marked, never corrected
+    short: set[str] = field(default_factory=set)
     _choices: list[str] = field(default_factory=list)
     _cache: dict[str, str | None] = field(default_factory=dict)
 
@@ -96,7 +99,12 @@ class Lexicon:
         what OCR may have garbled ("Bate aneete"), so a question must not name them."""
         if not self.counts:
             return []
-        return [w for w in _WORD.findall(text or "") if len(w) >= MIN_LENGTH and w not in self]
+        words = _WORD.findall(text or "")
+        out = [w for w in words if len(w) >= MIN_LENGTH and w not in self]
+        if self.short:
+            out += [w for w in words if len(w) == 3 and not w.isupper()
+                    and w.lower() not in self.short and not _month_like(w)]  # fmt: skip
+        return out
 
     def correct(self, label: str) -> tuple[str, list[tuple[str, str]]]:
         """The label with misspelt words replaced, and the (read, corrected) pairs."""
@@ -147,6 +155,15 @@ def _other_ending(read: str, word: str) -> bool:
     return read[:-1] == word or word[:-1] == read
 
 
+_MONTH_KEYS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+
+
+def _month_like(word: str) -> bool:
+    """A three-letter word a look-alike or one letter from a month ("Oec", "Fob"): the
+    period reader, which knows the months around it, decides what it is."""
+    return any(slip_cost(word.lower(), m) <= 1.0 for m in _MONTH_KEYS)
+
+
 def _slip_of(read: str, word: str) -> bool:
     """Whether ``read`` is surely ``word`` misread (one edit apart): a look-alike letter
     ("truet" for "trust"), or a letter lost or added ("outstandng"). With another letter
@@ -173,7 +190,7 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
     read with confidence >= ``CONFIDENT`` in at least ``MIN_DOCS`` documents."""
     if words.is_empty():
         return Lexicon()
-    tokens = (
+    all_tokens = (
         words.select(
             "doc_id",
             "conf",
@@ -183,7 +200,17 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
         .explode("token", empty_as_null=False)
         .drop_nulls("token")
         .with_columns(pl.col("token").str.to_lowercase())
-        .filter(pl.col("token").str.len_chars() >= MIN_LENGTH)
+    )
+    tokens = all_tokens.filter(pl.col("token").str.len_chars() >= MIN_LENGTH)
+    three = all_tokens.filter(pl.col("token").str.len_chars() == 3)
+    short = set(
+        three.filter(pl.col("source") == "text_layer")["token"].to_list()
+    ) | set(
+        three.filter((pl.col("source") != "text_layer") & (pl.col("conf") >= CONFIDENT))
+        .group_by("token")
+        .agg(pl.col("doc_id").n_unique().alias("docs"))
+        .filter(pl.col("docs") >= MIN_DOCS)["token"]
+        .to_list()
     )
     exact = tokens.filter(pl.col("source") == "text_layer").group_by("token").len()
     confident = (
@@ -219,4 +246,4 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
             # "Jane"): neither corrected nor trusted
             del counts[token]
             contested.add(token)
-    return Lexicon(counts, contested)
+    return Lexicon(counts, contested, short)

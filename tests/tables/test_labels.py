@@ -505,3 +505,25 @@ def test_a_word_one_other_letter_from_a_common_word_is_left_as_read_and_unknown(
     assert lexicon.correct("Truet funds")[0] == "Trust funds"
     assert lexicon.correct("Port Angeles, Vash")[0] == "Port Angeles, Wash"
     assert lexicon.correct("2-3/4% Hote - Jane")[0] == "2-3/4% Note - June"  # H / N, a / u
+
+
+def test_a_three_letter_word_the_archive_never_reads_right_is_marked() -> None:
+    """1939-12 p22: "Lubricating otl", "Coconut ofl" (for "oil") passed unmarked: the
+    lexicon only knew words of four letters or more. A three-letter word no document
+    prints (text layer, or read confidently in two documents) is marked; a month
+    look-alike ("Oec") is left to the period reader; capitals ("RFC") are codes."""
+    import polars as pl
+
+    from pipeline.ingest.schemas import WORDS_SCHEMA
+    from pipeline.tables.lexicon import build_lexicon
+
+    rows = [{"doc_id": d, "text": w, "conf": 95.0, "source": "ocr"}
+            for d in ("d1", "d2") for w in ("oil", "and", "Crude", "Coconut")]  # fmt: skip
+    words = pl.DataFrame(rows).with_columns(
+        *[pl.lit(None, dtype).alias(c) for c, dtype in WORDS_SCHEMA.items() if c not in
+          ("doc_id", "text", "conf", "source")]  # fmt: skip
+    )
+    lexicon = build_lexicon(words)
+    assert lexicon.unknown("Coconut ofl") == ["ofl"]
+    assert lexicon.unknown("Crude oil and RFC") == []
+    assert lexicon.unknown("Oec") == []
