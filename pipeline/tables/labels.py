@@ -322,13 +322,16 @@ def _misread_month(word: str, month: int) -> str | None:
     """``word`` as the month ``month`` printed in the form it was read in (full name or
     abbreviation), when OCR could have made it of that month: at most one edit from
     the abbreviation, or one edit in three letters from the full name (look-alike
-    letters counting half: "Fovenbor", "Decentar")."""
+    letters counting half: "Fovenbor", "Decentar"), or three letters a look-alike and
+    one other letter from its first three ("Ted" for "Feb", "Get" for "Oct")."""
     w = word.lower().rstrip(".")
     name, short = _MONTH_NAMES[month], _MONTH_SHORT[month]
     if len(w) >= 5 and min(_edits(w, name), slip_cost(w, name)) <= len(name) // 3:
         return name.capitalize()
     if len(w) <= 5 and min(_edits(w, short.lower().rstrip(".")), _edits(w, name)) <= 1:
         return short
+    if len(w) == 3 and slip_cost(w, short.lower()[:3]) <= 1.5:
+        return short  # a look-alike and one other letter: "Ted" for "Feb", "Get" for "Oct"
     return None
 
 

@@ -527,3 +527,13 @@ def test_a_three_letter_word_the_archive_never_reads_right_is_marked() -> None:
     assert lexicon.unknown("Coconut ofl") == ["ofl"]
     assert lexicon.unknown("Crude oil and RFC") == []
     assert lexicon.unknown("Oec") == []
+
+
+def test_a_three_letter_month_misread_by_a_look_alike_and_a_letter_is_restored() -> None:
+    """1939-12 p63: "Ted" between "1939-Jan" and "Mar"; 1967-08 p24: "Get" between "Sep"
+    and "Nov" (a look-alike and one other letter from "Feb", "Oct")."""
+    from pipeline.tables.labels import repair_period_stub
+
+    assert repair_period_stub(["1939-Jan", "Ted", "Mar"])[0] == ["1939-Jan", "Feb.", "Mar"]
+    assert repair_period_stub(["Sep", "Get", "Nov"])[0] == ["Sep", "Oct.", "Nov"]
+    assert repair_period_stub(["Jan", "Tax", "Mar"])[0] == ["Jan", "Tax", "Mar"]
