@@ -61,6 +61,17 @@ def strip_row_marks(label: str) -> str:
     "1967", "Mar. r" -> "Mar.", "1961 6" -> "1961", "Legislative branch =" ->
     "Legislative branch". A single capital letter stays ("Series E", "Note A")."""
     text = strip_marks(label)
+    # a speck before the label: a lone lower-case letter or a quote or backslash before
+    # its first word ("i Cleared to Great Lakes ports", "\\ 2/23/84", "‘february")
+    specked = re.sub(r"^(?:[a-z]\s+(?=[A-Z])|[\\‘`]+\s*)", "", text)
+    if specked != text and _month_of(specked.split(" ")[0]) is not None:
+        specked = specked[:1].upper() + specked[1:]  # the month's capital read as the quote
+    text = specked
+    # a figure's last characters OCR glued to the label: "Education a)" for ".5)",
+    # "Veterans Administration of)"; a label closing no bracket it opened (one that
+    # starts in lower case may end a bracket opened on the line above: "research by)")
+    if "(" not in text and text[:1].isupper():
+        text = re.sub(r"\s+[A-Za-z]{1,2}\)$", "", text)
     # a month OCR split before its last letter ("Jul y") is no label with a mark
     text = re.sub(r"\b(Jul|Jun|Ma|Ju)\s([ye])$", r"\1\2", text)
     for _ in range(2):

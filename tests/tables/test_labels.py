@@ -537,3 +537,18 @@ def test_a_three_letter_month_misread_by_a_look_alike_and_a_letter_is_restored()
     assert repair_period_stub(["1939-Jan", "Ted", "Mar"])[0] == ["1939-Jan", "Feb.", "Mar"]
     assert repair_period_stub(["Sep", "Get", "Nov"])[0] == ["Sep", "Oct.", "Nov"]
     assert repair_period_stub(["Jan", "Tax", "Mar"])[0] == ["Jan", "Tax", "Mar"]
+
+
+def test_specks_before_a_label_and_figure_ends_after_it_are_stripped() -> None:
+    """1940-05 p79 "i Cleared to Great Lakes ports", 1984-06 p39 "\\ 2/23/84", 1948-05
+    p18 "\u2018february"; 1984-06 p88 "Education a)" and "Veterans Administration of)",
+    the ends of figures (".5)", ".9)") OCR set beside the label."""
+    from pipeline.tables.labels import strip_row_marks
+
+    assert strip_row_marks("i Cleared to Great Lakes ports") == "Cleared to Great Lakes ports"
+    assert strip_row_marks("\\ 2/23/84") == "2/23/84"
+    assert strip_row_marks("\u2018february") == "February"
+    assert strip_row_marks("Education a)") == "Education"
+    assert strip_row_marks("Veterans Administration of)") == "Veterans Administration"
+    assert strip_row_marks("Series (A)") == "Series (A)"
+    assert strip_row_marks("research by)") == "research by)"  # ends a bracket above
