@@ -505,7 +505,9 @@ def read_table(
     labels, _ = repair_period_stub(labels)
     labels = repair_day_rows(labels)
     labels = repair_year_run(footnoted_month_rows(labels))
-    stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
+    # (words of four letters or more: a stub head's three-letter OCR debris does not
+    # make the kind of its years doubtful)
+    stub_doubt = bool(lexicon.unknown(stub_head, short=False)) if lexicon is not None else False
     periods = cell_periods(
         col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt
     )

@@ -94,14 +94,15 @@ class Lexicon:
             self._cache[low] = best
         return self._cache[low]
 
-    def unknown(self, text: str) -> list[str]:
-        """Words of ``text`` (of ``MIN_LENGTH`` letters or more) the lexicon does not know:
-        what OCR may have garbled ("Bate aneete"), so a question must not name them."""
+    def unknown(self, text: str, short: bool = True) -> list[str]:
+        """Words of ``text`` (of ``MIN_LENGTH`` letters or more, and with ``short`` of
+        three letters) the lexicon does not know: what OCR may have garbled ("Bate
+        aneete", "otl"), so a question must not name them."""
         if not self.counts:
             return []
         words = _WORD.findall(text or "")
         out = [w for w in words if len(w) >= MIN_LENGTH and w not in self]
-        if self.short:
+        if short and self.short:
             out += [w for w in words if len(w) == 3 and not w.isupper()
                     and w.lower() not in self.short and not _month_like(w)]  # fmt: skip
         return out
