@@ -204,9 +204,7 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
     )
     tokens = all_tokens.filter(pl.col("token").str.len_chars() >= MIN_LENGTH)
     three = all_tokens.filter(pl.col("token").str.len_chars() == 3)
-    short = set(
-        three.filter(pl.col("source") == "text_layer")["token"].to_list()
-    ) | set(
+    short = set(three.filter(pl.col("source") == "text_layer")["token"].to_list()) | set(
         three.filter((pl.col("source") != "text_layer") & (pl.col("conf") >= CONFIDENT))
         .group_by("token")
         .agg(pl.col("doc_id").n_unique().alias("docs"))

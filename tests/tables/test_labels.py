@@ -495,8 +495,11 @@ def test_a_word_one_other_letter_from_a_common_word_is_left_as_read_and_unknown(
             rows += [{"doc_id": doc, "text": word, "conf": 95.0, "source": "ocr"}] * n
     rows += [{"doc_id": "d3", "text": "Wash.", "conf": 99.0, "source": "text_layer"}] * 25
     words = pl.DataFrame(rows).with_columns(
-        *[pl.lit(None, dtype).alias(c) for c, dtype in WORDS_SCHEMA.items() if c not in
-          ("doc_id", "text", "conf", "source")]  # fmt: skip
+        *[
+            pl.lit(None, dtype).alias(c)
+            for c, dtype in WORDS_SCHEMA.items()
+            if c not in ("doc_id", "text", "conf", "source")
+        ]  # fmt: skip
     )
     lexicon = build_lexicon(words)
     assert lexicon.correct("Fuel oil")[0] == "Fuel oil"
@@ -520,8 +523,11 @@ def test_a_three_letter_word_the_archive_never_reads_right_is_marked() -> None:
     rows = [{"doc_id": d, "text": w, "conf": 95.0, "source": "ocr"}
             for d in ("d1", "d2") for w in ("oil", "and", "Crude", "Coconut")]  # fmt: skip
     words = pl.DataFrame(rows).with_columns(
-        *[pl.lit(None, dtype).alias(c) for c, dtype in WORDS_SCHEMA.items() if c not in
-          ("doc_id", "text", "conf", "source")]  # fmt: skip
+        *[
+            pl.lit(None, dtype).alias(c)
+            for c, dtype in WORDS_SCHEMA.items()
+            if c not in ("doc_id", "text", "conf", "source")
+        ]  # fmt: skip
     )
     lexicon = build_lexicon(words)
     assert lexicon.unknown("Coconut ofl") == ["ofl"]

@@ -541,9 +541,10 @@ def test_weekly_rows_of_one_month_keep_their_month_and_day() -> None:
     tables, cells = _table(page)
     rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
     assert rows["row_label"].to_list() == ["Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28"] * 2
-    assert rows["row_parent"].to_list() == ["Loans to foreign banks"] * 4 + [
-        "Banks own deposits abroad"
-    ] * 4
+    assert (
+        rows["row_parent"].to_list()
+        == ["Loans to foreign banks"] * 4 + ["Banks own deposits abroad"] * 4
+    )
 
 
 def test_a_row_past_a_blank_line_at_another_indent_ends_the_stub_groups() -> None:
