@@ -30,6 +30,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,17 +151,24 @@ def _align_rows(gold_rows: list[dict], built_rows: list[dict]) -> dict[int, int]
     for block in matcher.get_matching_blocks():
         for k in range(block.size):
             pairs[block.a + k] = block.b + k
-    # rows whose figure was misread: pair by label within the gaps, in order
+    # rows whose figure was misread: pair by label, in order, a row in the gap between
+    # the built rows paired to the gold rows around it first (a stub that repeats its
+    # labels, "Feb. 7" ... "Feb. 28" under each heading, pairs a row of its own group);
+    # a row outside the gap only by a label the built table prints once (side-by-side
+    # panels may be read in another order than the gold lists them)
+    counts = Counter(norm_label(b["label"]) for b in built_rows)
     used = set(pairs.values())
     for gi, row in enumerate(gold_rows):
         if gi in pairs or row.get("first_value") is None:
             continue
-        best, score = None, 85.0
+        lo = max((pairs[g] for g in pairs if g < gi), default=-1)
+        hi = min((pairs[g] for g in pairs if g > gi), default=len(built_rows))
+        best, score = None, (False, 85.0)
         for bi, b in enumerate(built_rows):
-            if bi in used:
+            if bi in used or (not lo < bi < hi and counts[norm_label(b["label"])] > 1):
                 continue
-            s = fuzz.ratio(norm_label(row.get("label")), norm_label(b["label"]))
-            if s >= score:
+            s = (lo < bi < hi, fuzz.ratio(norm_label(row.get("label")), norm_label(b["label"])))
+            if s[1] >= 85.0 and s >= score:
                 best, score = bi, s
         if best is not None:
             pairs[gi] = best

@@ -39,7 +39,10 @@ def join_wrapped(parts: list[str]) -> str:
 def strip_marks(label: str) -> str:
     """A label without footnote marks ("3/", "(2)", "*", a trailing superscript digit)."""
     text = _FOOTNOTE_MARKS.sub("", label or "")
-    if not _MONTH_DAY.search(text.strip()):
+    day_row = _DAY_ROW.match(text.strip())  # "Ted. 7": a misread month and its day
+    if not _MONTH_DAY.search(text.strip()) and not (
+        day_row and month_abbreviation_like(day_row.group("word") + day_row.group("stop"))
+    ):
         text = _TRAILING_DIGIT.sub("", text)
     return " ".join(text.split()).strip(_EDGE)
 
@@ -58,6 +61,17 @@ def strip_row_marks(label: str) -> str:
     "1967", "Mar. r" -> "Mar.", "1961 6" -> "1961", "Legislative branch =" ->
     "Legislative branch". A single capital letter stays ("Series E", "Note A")."""
     text = strip_marks(label)
+    # a speck before the label: a lone lower-case letter or a quote or backslash before
+    # its first word ("i Cleared to Great Lakes ports", "\\ 2/23/84", "‘february")
+    specked = re.sub(r"^(?:[a-z]\s+(?=[A-Z])|[\\‘`]+\s*)", "", text)
+    if specked != text and _month_of(specked.split(" ")[0]) is not None:
+        specked = specked[:1].upper() + specked[1:]  # the month's capital read as the quote
+    text = specked
+    # a figure's last characters OCR glued to the label: "Education a)" for ".5)",
+    # "Veterans Administration of)"; a label closing no bracket it opened (one that
+    # starts in lower case may end a bracket opened on the line above: "research by)")
+    if "(" not in text and text[:1].isupper():
+        text = re.sub(r"\s+[A-Za-z]{1,2}\)$", "", text)
     # a month OCR split before its last letter ("Jul y") is no label with a mark
     text = re.sub(r"\b(Jul|Jun|Ma|Ju)\s([ye])$", r"\1\2", text)
     for _ in range(2):
@@ -154,10 +168,23 @@ def is_heading(text: str) -> bool:
     A hyphen glued to a word ("Special issues to Govern-") is a word broken at the line
     end, the first line of a wrapped label, not a heading.
     """
-    t = (text or "").strip()
+    t = heading_text(text)
     if re.search(r"[A-Za-z]-$", t):
         return False
     return t.endswith((":", "-", "\u2014", "--")) and len(re.findall(r"[A-Za-z]", t)) >= 3
+
+
+_COLON_DEBRIS = re.compile(r":\s+\S$")
+
+
+def heading_text(text: str) -> str:
+    """A stub heading line as printed: without the one glyph OCR may leave after its
+    colon, of a rule or a speck ("Executive branch: \\", 1984-06 p88; "abroad: I"), and
+    with the typewriter colon OCR read as a question mark ("banks?", 1940-05 p59)."""
+    t = (text or "").strip()
+    if re.search(r"[A-Za-z]\?$", t):
+        t = t[:-1] + ":"  # the typewriter colon OCR reads as "?" ("Loans to foreign banks?")
+    return t[: t.rindex(":") + 1] if _COLON_DEBRIS.search(t) else t
 
 
 _TOTAL = re.compile(r"^\W*(grand\s+)?totals?\b", re.IGNORECASE)
@@ -306,13 +333,16 @@ def _misread_month(word: str, month: int) -> str | None:
     """``word`` as the month ``month`` printed in the form it was read in (full name or
     abbreviation), when OCR could have made it of that month: at most one edit from
     the abbreviation, or one edit in three letters from the full name (look-alike
-    letters counting half: "Fovenbor", "Decentar")."""
+    letters counting half: "Fovenbor", "Decentar"), or three letters a look-alike and
+    one other letter from its first three ("Ted" for "Feb", "Get" for "Oct")."""
     w = word.lower().rstrip(".")
     name, short = _MONTH_NAMES[month], _MONTH_SHORT[month]
     if len(w) >= 5 and min(_edits(w, name), slip_cost(w, name)) <= len(name) // 3:
         return name.capitalize()
     if len(w) <= 5 and min(_edits(w, short.lower().rstrip(".")), _edits(w, name)) <= 1:
         return short
+    if len(w) == 3 and slip_cost(w, short.lower()[:3]) <= 1.5:
+        return short  # a look-alike and one other letter: "Ted" for "Feb", "Get" for "Oct"
     return None
 
 
@@ -409,3 +439,40 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
             out[i] = f"{m.group(1)}{m.group(2)}-{m.group(4)}{m.group(5)}"
     fixes = [(a, b) for a, b in zip(labels, out, strict=True) if a != b]
     return out, fixes
+
+
+# --- dated rows of one month: "Feb. 7", "Feb. 14", ... (weekly figures) -------------
+
+_DAY_ROW = re.compile(r"^(?P<word>[A-Za-z]{3,5})(?P<stop>\.?,?)\s+(?P<day>\d{1,2})$")
+
+
+def month_abbreviation_like(text: str) -> bool:
+    """An abbreviated month as OCR may read it: three to five letters and a stop, a
+    look-alike letter or one other letter from a month's abbreviation ("Feb.", "Fed.",
+    "Teb.", "Ted.", "Oot.")."""
+    t = text.strip().rstrip(",")
+    if not t.endswith(".") or not (3 <= len(t) - 1 <= 5) or not t[:-1].isalpha():
+        return False
+    w = t[:-1].lower()
+    return any(slip_cost(w, s.lower().rstrip(".")) <= 1.5 for s in _MONTH_SHORT)
+
+
+def repair_day_rows(labels: list[str]) -> list[str]:
+    """Dated rows of one month ("Feb. 7" ... "Feb. 28", weekly figures) whose month OCR
+    misread ("Ted. 21", "Teb. 28", "Fed. 14"): when every day row of the stub that names
+    a month exactly names the same one, and at least two do, a day row whose word is a
+    look-alike of that month's abbreviation (and no month itself) names it too. A stub
+    of several months is left as read."""
+    rows = {i: m for i, label in enumerate(labels) if (m := _DAY_ROW.match((label or "").strip()))}
+    named = [k for m in rows.values() if (k := _month_of(m.group("word"))) is not None]
+    if len(named) < 2 or len(set(named)) != 1:
+        return list(labels)
+    short = _MONTH_SHORT[named[0]]
+    out = list(labels)
+    for i, m in rows.items():
+        word = m.group("word")
+        if _month_of(word) is not None or not 1 <= int(m.group("day")) <= 31:
+            continue
+        if slip_cost(word.lower(), short.lower().rstrip(".")) <= 1.5:
+            out[i] = f"{short} {m.group('day')}"
+    return out

@@ -25,12 +25,14 @@ from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.labels import (
     clean_header_path,
     footnoted_month_rows,
+    month_abbreviation_like,
+    repair_day_rows,
     repair_period_stub,
 )
 from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
 from pipeline.tables.month_heads import month_run_heads
-from pipeline.tables.periods import MONTH_NAME
+from pipeline.tables.periods import MONTH_NAME, read_period_words
 from pipeline.tables.preamble import read_preamble, unit_heads
 from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
@@ -353,13 +355,17 @@ def _one_phrase(line: Line, height: float) -> bool:
 
 def _head_words_and_figures(values: list[Chunk]) -> bool:
     """Words among the value columns and only head-like figures ("Within" "1" "year",
-    "1-5" "years"): a column head, not a body row (a body row's columns hold figures)."""
+    "1-5" "years"): a column head, not a body row (a body row's columns hold figures).
+    Capitals alone among more figures are no head words: OCR makes them of smudged
+    figures ("Housing and Urban Development .9 .8 ELS j" for "13.5 13.2", 1984-06 p88)."""
     words = [
         c
         for c in values
         if not c.is_number and _HEAD_WORD.search(c.text) and not _NOT_HEAD_WORD.match(c.text)
     ]
     figures = [c for c in values if c.is_number]
+    if not any(re.search(r"[a-z]", c.text) for c in words) and len(words) < len(figures):
+        return False
     return bool(words) and all(_HEAD_FIGURE.match(c.text.strip()) for c in figures)
 
 
@@ -432,6 +438,15 @@ def split_label(
                     and bool(re.fullmatch(r"(18|19|20)\d\d", chunk.text.strip()))
                 )
             )
+        )
+        # the day of a stub that is a month alone ("Feb." | "7"): a one-digit day is set
+        # right-aligned under the two-digit days, a gutter's width from the month
+        dated = dated or (
+            len(label) == 1
+            and month_abbreviation_like(label[0].text)
+            and bool(re.fullmatch(r"\d{1,2}", chunk.text.strip()))
+            and 1 <= int(chunk.text) <= 31
+            and chunk.x0 - label[0].x1 < 2.5 * height
         )
         if not chunk.is_number or is_leader(chunk.text) or at_margin or in_label or leads or dated:
             label.append(chunk)
@@ -547,8 +562,13 @@ def read_table(
         block, columns, height, pitch, lexicon, place_row
     )
     labels, _ = repair_period_stub(labels)
+    labels = repair_day_rows(labels)
     labels = repair_year_run(footnoted_month_rows(labels))
-    stub_doubt = bool(lexicon.unknown(stub_head)) if lexicon is not None else False
+    # (words of four letters or more: a stub head's three-letter OCR debris does not
+    # make the kind of its years doubtful; nor does a one-letter slip of a period word the
+    # period reader reads anyway, "caleadar year or month", 1940-05 p73)
+    stub_words = read_period_words(stub_head or "")
+    stub_doubt = bool(lexicon.unknown(stub_words, short=False)) if lexicon is not None else False
     # a stub head that opens on "or"/"and"/"of" ("or month") lost its first line to OCR:
     # "Cumulative as of end of Fiscal Year" above it (1939-12 p24) made the rows positions
     stub_doubt = stub_doubt or bool(re.match(r"\W*(or|and|of)\b", stub_head or ""))

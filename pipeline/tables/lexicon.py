@@ -34,6 +34,13 @@ class Lexicon:
     """Trustworthy label words with their frequency in the archive."""
 
     counts: Counter = field(default_factory=Counter)
+    # words read confidently that may be words of their own or the misreading of a far
+    # more frequent word one letter away ("fuel" / "full", "Burope" / "Europe"): left
+    # as read, never counted as known, so a label naming one is marked uncertain
+    contested: set[str] = field(default_factory=set)
+    # three-letter words read right ("oil", "tax", "Feb"): a label word of three letters
+    # not among them ("otl", "ofl" for "oil"; "Oot" for "Oct") is marked, never corrected
+    short: set[str] = field(default_factory=set)
     _choices: list[str] = field(default_factory=list)
     _cache: dict[str, str | None] = field(default_factory=dict)
 
@@ -62,7 +69,9 @@ class Lexicon:
         no "wool", "lieu" no "lion"; "yoer" is "year", "mooth" is "month").
         """
         low = word.lower()
-        if len(low) < MIN_LENGTH or low in self.counts or not self.counts:
+        if len(low) < MIN_LENGTH or low in self.counts or low in self.contested:
+            return None
+        if not self.counts:
             return None
         if low not in self._cache:
             found = process.extract(
@@ -85,12 +94,18 @@ class Lexicon:
             self._cache[low] = best
         return self._cache[low]
 
-    def unknown(self, text: str) -> list[str]:
-        """Words of ``text`` (of ``MIN_LENGTH`` letters or more) the lexicon does not know:
-        what OCR may have garbled ("Bate aneete"), so a question must not name them."""
+    def unknown(self, text: str, short: bool = True) -> list[str]:
+        """Words of ``text`` (of ``MIN_LENGTH`` letters or more, and with ``short`` of
+        three letters) the lexicon does not know: what OCR may have garbled ("Bate
+        aneete", "otl"), so a question must not name them."""
         if not self.counts:
             return []
-        return [w for w in _WORD.findall(text or "") if len(w) >= MIN_LENGTH and w not in self]
+        words = _WORD.findall(text or "")
+        out = [w for w in words if len(w) >= MIN_LENGTH and w not in self]
+        if short and self.short:
+            out += [w for w in words if len(w) == 3 and not w.isupper()
+                    and w.lower() not in self.short and not _month_like(w)]  # fmt: skip
+        return out
 
     def correct(self, label: str) -> tuple[str, list[tuple[str, str]]]:
         """The label with misspelt words replaced, and the (read, corrected) pairs."""
@@ -112,7 +127,8 @@ class Lexicon:
 # (read, printed): the typewriter "s" comes back as "e" or "a", never the other way
 # round ("concerts" read right is no misread "concerte"); other pairs go both ways.
 _LOOK_ALIKES = {("e", "s"), ("a", "s")} | {
-    pair for a, b in ("ec", "eo", "ea", "oc", "ao", "nu", "uv", "hb", "il", "tf", "nm", "ij")
+    pair for a, b in ("ec", "eo", "ea", "oc", "ao", "nu", "uv", "hb", "il", "tf", "nm", "ij",
+                      "vw", "hn", "ua")
     for pair in ((a, b), (b, a))
 }  # fmt: skip
 SLIP_COST = 0.5
@@ -140,6 +156,23 @@ def _other_ending(read: str, word: str) -> bool:
     return read[:-1] == word or word[:-1] == read
 
 
+_MONTH_KEYS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+
+
+def _month_like(word: str) -> bool:
+    """A three-letter word a look-alike or one letter from a month ("Oec", "Fob"): the
+    period reader, which knows the months around it, decides what it is."""
+    return any(slip_cost(word.lower(), m) <= 1.0 for m in _MONTH_KEYS)
+
+
+def _slip_of(read: str, word: str) -> bool:
+    """Whether ``read`` is surely ``word`` misread (one edit apart): a look-alike letter
+    ("truet" for "trust"), or a letter lost or added ("outstandng"). With another letter
+    in its place it may be a word of its own ("fuel" beside "full", "lumber" beside
+    "number", "bullion" beside "billion")."""
+    return len(read) != len(word) or slip_cost(read, word) <= SLIP_COST
+
+
 def _plural_pair(a: str, b: str) -> bool:
     """ "account" / "accounts": both spellings are words."""
     return a + "s" == b or b + "s" == a
@@ -158,7 +191,7 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
     read with confidence >= ``CONFIDENT`` in at least ``MIN_DOCS`` documents."""
     if words.is_empty():
         return Lexicon()
-    tokens = (
+    all_tokens = (
         words.select(
             "doc_id",
             "conf",
@@ -168,7 +201,15 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
         .explode("token", empty_as_null=False)
         .drop_nulls("token")
         .with_columns(pl.col("token").str.to_lowercase())
-        .filter(pl.col("token").str.len_chars() >= MIN_LENGTH)
+    )
+    tokens = all_tokens.filter(pl.col("token").str.len_chars() >= MIN_LENGTH)
+    three = all_tokens.filter(pl.col("token").str.len_chars() == 3)
+    short = set(three.filter(pl.col("source") == "text_layer")["token"].to_list()) | set(
+        three.filter((pl.col("source") != "text_layer") & (pl.col("conf") >= CONFIDENT))
+        .group_by("token")
+        .agg(pl.col("doc_id").n_unique().alias("docs"))
+        .filter(pl.col("docs") >= MIN_DOCS)["token"]
+        .to_list()
     )
     exact = tokens.filter(pl.col("source") == "text_layer").group_by("token").len()
     confident = (
@@ -181,6 +222,7 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
     counts: Counter = Counter()
     for token, n in pl.concat([exact, confident]).iter_rows():
         counts[token] += n
+    contested: set[str] = set()
     # A typewriter face makes the same OCR slip confidently, page after page ("truet",
     # "thousande", "outetanding"): a word known only from OCR that is one edit from a
     # word the archive prints far more often is that word misread, not a word of its own.
@@ -190,9 +232,17 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
         near = process.extract(
             token, choices, scorer=Levenshtein.distance, score_cutoff=1, limit=None
         )
-        if any(
-            w != token and counts[w] >= DOMINANCE * counts[token] and not _plural_pair(w, token)
+        far_more = [
+            w
             for w, _, _ in near
-        ):
+            if w != token and counts[w] >= DOMINANCE * counts[token] and not _plural_pair(w, token)
+        ]
+        if any(_slip_of(token, w) for w in far_more):
             del counts[token]
-    return Lexicon(counts)
+        elif far_more:
+            # another letter in a look-alike's place: a word of its own ("fuel",
+            # "lumber", "bullion") or a slip the look-alikes do not list ("Burope",
+            # "Jane"): neither corrected nor trusted
+            del counts[token]
+            contested.add(token)
+    return Lexicon(counts, contested, short)

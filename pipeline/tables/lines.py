@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from pipeline.tables.labels import month_abbreviation_like
 from pipeline.tables.numbers import ParsedNumber, parse_number
 
 _RULE_CHARS = " |¦[]{}!"
@@ -70,6 +71,12 @@ def _year_after_year_word(rows: list[dict]) -> list[dict]:
     return out
 
 
+# ... and so is a month spelt exactly, the stub of a dated row: "Feb." of "Feb. 7" came
+# back at confidence 22 (1940-05 p59), and the row was labelled by its day alone
+_MONTH_WORD = re.compile(
+    r"^(Jan|Feb|Mar|Apr|Aug|Sept?|Oct|Nov|Dec)\.,?$|^(January|February|March|April|May|June"
+    r"|July|August|September|October|November|December)[.,]?$"
+)
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
 _SUFFIX_TOKENS = {")", "r", "*", "**", "***"}
@@ -190,26 +197,32 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
     ):
         # Vertical rules read as "|" / "]" carry no text, and OCR of a horizontal rule
         # gives letter soup at near-zero confidence: drop both, keep every figure.
+        rows = _year_after_year_word(list(group.iter_rows(named=True)))
         month_line = (
             sum(
                 r["conf"] >= MIN_WORD_CONF
                 and bool(_MONTH_ABBR.match((r["text"] or "").strip().strip(_RULE_CHARS)))
-                for r in group.iter_rows(named=True)
+                for r in rows
             )
             >= 3
         )
+        # a row of a table's body (it prints figures): its label words are kept
+        figures = any(re.search(r"\d.*\d", r["text"] or "") for r in rows)
         tokens = [
             Chunk(text, r["x0"], r["y0"], r["x1"], r["y1"], r["conf"], 1)
-            for r in _year_after_year_word(list(group.iter_rows(named=True)))
+            for i, r in enumerate(rows)
             if (text := (r["text"] or "").strip().strip(_RULE_CHARS))
             and (
                 r["conf"] >= MIN_WORD_CONF
+                or _inside_phrase(rows, i, height, edges=figures)
                 or re.search(r"\d", text)
                 or _DASHES.match(text)
                 or _UNIT_WORD.match(text)
                 or _ESTIMATE_MARK.match(text)
                 or _QUALIFIER_MARK.match(text)
                 or _KIND_WORD.match(text)
+                or _MONTH_WORD.match(text)
+                or (i == 0 and month_abbreviation_like(text))
                 or (month_line and _month_like(text))
             )
         ]
@@ -220,6 +233,48 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
 
 
 _DASH_FIGURE = re.compile(r"[-\u2013\u2014]+")  # a dash for zero (dots are leaders)
+_PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+[.,]?$|^[A-Z]{2,}[.,]?$")
+_EDGE_WORD = re.compile(r"^[A-Z]?[a-z]{3,}(\.{2,}.*)?$")  # "Disaster", "petroleum....."
+_LEADER_LETTERS = re.compile(r"^[ceosuvnwarzi]+$", re.IGNORECASE)  # "eeee", "ieee"
+
+
+def _inside_phrase(rows: list[dict], i: int, height: float, edges: bool) -> bool:
+    """A word read at low confidence set a word-space from words read well: a word of
+    their phrase, not rule noise. Between two ("United States Housing Authority" with
+    "States" at confidence 28, "Federal Deposit Insurance" with "Deposit" at 24,
+    1941-01 p40), or a word of four letters or more opening or closing the phrase
+    ("Disaster Loan Corporation" at 18, "Other flags" at 17, "Crude petroleum....." at
+    0, 1939-12), this only in a row that prints figures (``edges``; a garbled "Meoal
+    year or month" kept in a stub head hides the kind of its years), and a phrase's
+    last word only before its leaders or figures. Dropped, it cut the label short with
+    nothing to say so; kept, the lexicon corrects or marks it."""
+    text = (rows[i]["text"] or "").strip()
+
+    def good(j: int) -> bool:
+        return (
+            0 <= j < len(rows)
+            and rows[j]["conf"] >= MIN_WORD_CONF
+            and bool(_PLAIN_WORD.match((rows[j]["text"] or "").strip()))
+        )
+
+    def near(a: int, b: int) -> bool:  # a left of b, a word-space apart
+        return 0 <= a and b < len(rows) and rows[b]["x0"] - rows[a]["x1"] < 0.9 * height
+
+    left, right = good(i - 1) and near(i - 1, i), good(i + 1) and near(i, i + 1)
+    if left and right:
+        return bool(_PLAIN_WORD.match(text))
+    if not edges or not (left or right) or not _EDGE_WORD.match(text):
+        return False
+    if any(re.search(r"\d", r["text"] or "") for r in rows[:i]):
+        return False  # only the row's own label, left of its figures (not a side panel's)
+    if _LEADER_LETTERS.match(text):
+        return False
+    if right and not text[:1].isupper():
+        return False  # a phrase opens with a capital ("Disaster"); "ieee July" is a leader
+    if right:  # opening the phrase: nothing a word-space to its left
+        return not near(i - 1, i)
+    # closing the phrase of a row: its leaders, or a gutter and the figures after it
+    return "." in text or (i + 1 < len(rows) and not near(i, i + 1))
 
 
 def _stacked_label_order(tokens: list[Chunk], height: float) -> list[Chunk]:

@@ -16,6 +16,7 @@ from pipeline.tables.labels import (
     StubTree,
     continues_label,
     continues_phrase,
+    heading_text,
     is_heading,
     is_period_row,
     join_wrapped,
@@ -59,6 +60,8 @@ def read_stub(
             # a period does not wrap: the text over "1935" is a heading ("Receipts")
             x_prefix = min(r.line.x0 for r in block.inner.get(row_idx, []))
             new_headings, prefix = [*new_headings, (strip_marks(prefix), x_prefix)], ""
+        if not new_headings and _new_section(block, row_idx, height, pitch):
+            stub.open = []
         for text, x in new_headings:
             stub.heading(lexicon.correct(text)[0] if lexicon is not None else text, x)
         x_row = min((c.x0 for c in row.label), default=row.line.x0)
@@ -71,6 +74,19 @@ def read_stub(
         parents.append(stub.row(labels[-1], x_row))
         placed_rows.append(placed)
     return labels, read_labels, parents, placed_rows
+
+
+def _new_section(block: Any, row_idx: int, height: float, pitch: float) -> bool:
+    """A row set off by a blank line from the row above, with no text between them, at
+    another indent: the stub's groups end there ("Gross receivables", indented past
+    "Off-budget agencies" a blank line above, is no agency of "Executive branch:",
+    1984-06 p88). Rows going on at one indent past a blank line (lists set in groups
+    of five) stay in their group."""
+    if row_idx == 0 or block.inner.get(row_idx):
+        return False
+    row, above = block.body[row_idx], block.body[row_idx - 1]
+    x, x_above = row.line.x0, above.line.x0
+    return row.mid - above.mid > 1.7 * pitch and abs(x - x_above) > 0.5 * height
 
 
 def _label_tails(block: Any, columns: list, height: float, pitch: float) -> dict[int, str]:
@@ -112,7 +128,7 @@ def _continuation(inner: list) -> tuple[str, list[tuple[str, float]]]:
     for row in inner:
         text = clean_label(row.line.text)
         if is_heading(row.line.text):
-            head, x = text.rstrip(":-\u2014 "), row.line.x0
+            head, x = clean_label(heading_text(row.line.text)).rstrip(":-\u2014 "), row.line.x0
             # a heading wrapped over lines: "Duty-free" / "articles:", "Call classes
             # (due or first" / "becoming callable):"
             while parts and continues_phrase(parts[-1][0], head):

@@ -168,3 +168,26 @@ def test_a_missing_table_counts_against_every_field() -> None:
 def test_unit_scale_compares_what_a_key_depends_on() -> None:
     assert unit_scale("millions of dollars") == unit_scale("millions") == "million"
     assert unit_scale("dollars") == "ones" and unit_scale(None) == "unknown"
+
+
+def test_a_row_with_a_misread_figure_pairs_a_row_of_its_own_group() -> None:
+    """1940-05 p59: every group of the stub prints "Feb. 7" ... "Feb. 28". A gold row
+    whose built figure OCR garbled pairs by label with the built row in the gap between
+    its paired neighbours, not with the first unpaired row of that label elsewhere."""
+    from pipeline.tables.gold import _align_rows
+
+    gold = [{"label": f"Feb. {d}", "first_value": v} for d, v in
+            [(7, "1,000"), (14, "2,000"), (21, "3,000"), (7, "4,000"), (14, "5,000"),
+             (21, "6,000")]]  # fmt: skip
+    built = [{"label": f"Feb. {d}", "first_digits": v} for d, v in
+             [(7, "1000"), (14, "2000"), (21, "88"), (7, "4000"), (14, "5000"),
+              (21, "77")]]  # fmt: skip
+    pairs = _align_rows(gold, built)
+    assert pairs[2] == 2 and pairs[5] == 5  # not crossed over to the other group
+    # a label the built table prints once pairs wherever it stands (panels read in
+    # another order than the gold lists them)
+    gold2 = [{"label": "Alpha", "first_value": "1"}, {"label": "Beta", "first_value": "2"},
+             {"label": "Gamma", "first_value": "3"}]  # fmt: skip
+    built2 = [{"label": "Gamma", "first_digits": "9"}, {"label": "Alpha", "first_digits": "1"},
+              {"label": "Beta", "first_digits": "2"}]  # fmt: skip
+    assert _align_rows(gold2, built2) == {0: 1, 1: 2, 2: 0}

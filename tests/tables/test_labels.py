@@ -460,3 +460,101 @@ def test_a_comma_ending_a_wrapped_line_is_kept() -> None:
     page.right("25.2", COLS[1], 500 + 2 * PITCH)
     labels, _ = _rows(page)
     assert labels[0] == "Less taxes receivable, allowances, and intragovernmental transfers"
+
+
+def test_day_rows_of_one_month_restore_a_misread_month() -> None:
+    """1940-05 p59: weekly rows "Feb. 7" ... "Feb. 28" with "Ted." / "Teb." / "Fed." for
+    "Feb."; a stub of several months, or a word no look-alike of the month, is left."""
+    from pipeline.tables.labels import month_abbreviation_like, repair_day_rows
+
+    assert repair_day_rows(["Feb. 7", "Ted. 14", "Feb. 21", "Teb. 28", "Fed. 7"]) == [
+        "Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28", "Feb. 7"]  # fmt: skip
+    assert repair_day_rows(["Jan. 28", "Ted. 4", "Feb. 11"]) == ["Jan. 28", "Ted. 4", "Feb. 11"]
+    assert repair_day_rows(["Feb. 7", "Note 14", "Feb. 21"]) == ["Feb. 7", "Note 14", "Feb. 21"]
+    assert month_abbreviation_like("Ted.") and month_abbreviation_like("Feb.")
+    assert not month_abbreviation_like("Ted") and not month_abbreviation_like("Total.")
+
+
+def test_a_word_one_other_letter_from_a_common_word_is_left_as_read_and_unknown() -> None:
+    """1939-12 p22 (customs receipts): "Fuel oil", "Lumber of specified types" were made
+    "Full oil", "Number of ..." because OCR-only "fuel" and "lumber" were dropped from
+    the lexicon as misreadings of the far more frequent "full" and "number". A letter
+    in another's place that is no look-alike may be a word of its own: it is neither
+    corrected nor trusted (a question naming it is marked). A look-alike slip
+    ("truet") is still dropped and corrected; "Vash" is "Wash" (v / w), "Hote" is
+    "Note" and "Jane" is "June" (typewriter H / N, a / u)."""
+    import polars as pl
+
+    from pipeline.ingest.schemas import WORDS_SCHEMA
+    from pipeline.tables.lexicon import build_lexicon
+
+    rows = []
+    for doc in ("d1", "d2"):
+        for word, n in (("fuel", 3), ("full", 40), ("lumber", 2), ("number", 30),
+                        ("trust", 40), ("truet", 3), ("note", 40), ("june", 40)):  # fmt: skip
+            rows += [{"doc_id": doc, "text": word, "conf": 95.0, "source": "ocr"}] * n
+    rows += [{"doc_id": "d3", "text": "Wash.", "conf": 99.0, "source": "text_layer"}] * 25
+    words = pl.DataFrame(rows).with_columns(
+        *[
+            pl.lit(None, dtype).alias(c)
+            for c, dtype in WORDS_SCHEMA.items()
+            if c not in ("doc_id", "text", "conf", "source")
+        ]  # fmt: skip
+    )
+    lexicon = build_lexicon(words)
+    assert lexicon.correct("Fuel oil")[0] == "Fuel oil"
+    assert lexicon.correct("Lumber of types")[0] == "Lumber of types"
+    assert lexicon.unknown("Fuel oil") == ["Fuel"]
+    assert lexicon.correct("Truet funds")[0] == "Trust funds"
+    assert lexicon.correct("Port Angeles, Vash")[0] == "Port Angeles, Wash"
+    assert lexicon.correct("2-3/4% Hote - Jane")[0] == "2-3/4% Note - June"  # H / N, a / u
+
+
+def test_a_three_letter_word_the_archive_never_reads_right_is_marked() -> None:
+    """1939-12 p22: "Lubricating otl", "Coconut ofl" (for "oil") passed unmarked: the
+    lexicon only knew words of four letters or more. A three-letter word no document
+    prints (text layer, or read confidently in two documents) is marked; a month
+    look-alike ("Oec") is left to the period reader; capitals ("RFC") are codes."""
+    import polars as pl
+
+    from pipeline.ingest.schemas import WORDS_SCHEMA
+    from pipeline.tables.lexicon import build_lexicon
+
+    rows = [{"doc_id": d, "text": w, "conf": 95.0, "source": "ocr"}
+            for d in ("d1", "d2") for w in ("oil", "and", "Crude", "Coconut")]  # fmt: skip
+    words = pl.DataFrame(rows).with_columns(
+        *[
+            pl.lit(None, dtype).alias(c)
+            for c, dtype in WORDS_SCHEMA.items()
+            if c not in ("doc_id", "text", "conf", "source")
+        ]  # fmt: skip
+    )
+    lexicon = build_lexicon(words)
+    assert lexicon.unknown("Coconut ofl") == ["ofl"]
+    assert lexicon.unknown("Crude oil and RFC") == []
+    assert lexicon.unknown("Oec") == []
+
+
+def test_a_three_letter_month_misread_by_a_look_alike_and_a_letter_is_restored() -> None:
+    """1939-12 p63: "Ted" between "1939-Jan" and "Mar"; 1967-08 p24: "Get" between "Sep"
+    and "Nov" (a look-alike and one other letter from "Feb", "Oct")."""
+    from pipeline.tables.labels import repair_period_stub
+
+    assert repair_period_stub(["1939-Jan", "Ted", "Mar"])[0] == ["1939-Jan", "Feb.", "Mar"]
+    assert repair_period_stub(["Sep", "Get", "Nov"])[0] == ["Sep", "Oct.", "Nov"]
+    assert repair_period_stub(["Jan", "Tax", "Mar"])[0] == ["Jan", "Tax", "Mar"]
+
+
+def test_specks_before_a_label_and_figure_ends_after_it_are_stripped() -> None:
+    """1940-05 p79 "i Cleared to Great Lakes ports", 1984-06 p39 "\\ 2/23/84", 1948-05
+    p18 "\u2018february"; 1984-06 p88 "Education a)" and "Veterans Administration of)",
+    the ends of figures (".5)", ".9)") OCR set beside the label."""
+    from pipeline.tables.labels import strip_row_marks
+
+    assert strip_row_marks("i Cleared to Great Lakes ports") == "Cleared to Great Lakes ports"
+    assert strip_row_marks("\\ 2/23/84") == "2/23/84"
+    assert strip_row_marks("\u2018february") == "February"
+    assert strip_row_marks("Education a)") == "Education"
+    assert strip_row_marks("Veterans Administration of)") == "Veterans Administration"
+    assert strip_row_marks("Series (A)") == "Series (A)"
+    assert strip_row_marks("research by)") == "research by)"  # ends a bracket above

@@ -513,3 +513,135 @@ def test_a_stub_head_that_lost_its_opening_line_dates_no_rows(stub_lines, kinds)
     tables, cells = _table(page)
     first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
     assert first["period_kind"].to_list() == kinds
+
+
+def test_capitals_ocr_made_of_smudged_figures_leave_a_body_row() -> None:
+    """1984-06 p88 (Accounts and Loans Receivable by Agency): the row "Housing and Urban
+    Development .9 .8 13.5 13.2" came back from OCR as "9 8 ELS j"; read as a head line
+    (words among column numbers) it cut the table in two above Interior. A head line's
+    words are words: "Within" "1" "year" (2011-09 FD-5) is still a head."""
+    page = Page()
+    page.centred("Accounts and Loans Receivable by Agency", 1275, 300)
+    page.centred("In billions", 1275, 360)
+    for x1, head in zip(COLS, ["1983", "1982", "1983", "1982"], strict=True):
+        page.centred(head, x1 - 50, 430)
+    rows = [
+        ("Energy", [".8", "1.2", "4.1", "4.0"]),
+        ("Health and Human Services", ["2.0", "2.2", ".7", ".7"]),
+        ("Housing and Urban Development", ["9", "8", "ELS", "j"]),
+        ("Interior", [".2", ".1", ".5", ".5"]),
+        ("Justice", [".2", ".1", "1.3", "1.1"]),
+    ]
+    y = 430 + 1.5 * PITCH
+    for label, figures in rows:
+        page.text(label + " " + "." * 6, LEFT, y)
+        for x1, fig in zip(COLS, figures, strict=True):
+            page.right(fig, x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    assert tables["n_rows"].item() == 5
+    labels = cells.sort("row_idx")["row_label"].unique(maintain_order=True).to_list()
+    assert labels == [r[0] for r in rows]
+
+
+def test_weekly_rows_of_one_month_keep_their_month_and_day() -> None:
+    """1940-05 p59 (Short-Term Foreign Assets, weekly for February 1940): "Feb. 7"
+    whose "Feb." OCR read at confidence 22 and whose one-digit day is right-aligned
+    under the two-digit days (a gutter from the month); "Ted. 14", "Teb. 28": the
+    month misread. Typewriter colons of the stub headings read as "?", or followed by
+    a speck ("abroad: I")."""
+    page = Page()
+    page.centred("Short-Term Foreign Assets for February 1940", 1275, 300)
+    page.centred("(In thousands of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["Total", "France", "Belgium", "Italy"], strict=True):
+        page.centred(head, x1 - 50, 430)
+    y = 430 + 1.5 * PITCH
+    for heading in ("Loans to foreign banks?", "Banks own deposits abroad: I"):
+        page.text(heading, LEFT, y)
+        y += 1.2 * PITCH
+        for k, (month, day) in enumerate([("Feb.", "7"), ("Ted.", "14"), ("Feb.", "21"),
+                                          ("Teb.", "28")]):  # fmt: skip
+            page.line_no += 1
+            page._word(month, LEFT + 40, y, 22.0 if k == 0 else 90.0)
+            page._word(day, LEFT + 40 + 7 * CW - len(day) * CW, y, 95.0)
+            page._word("." * 8, LEFT + 40 + 8 * CW, y, 60.0)
+            for x1 in COLS:
+                page._word(f"{k + 1},{x1:.0f}"[:5], x1 - 5 * CW, y, 95.0)
+            y += PITCH
+        y += 0.8 * PITCH
+    tables, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert rows["row_label"].to_list() == ["Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28"] * 2
+    assert (
+        rows["row_parent"].to_list()
+        == ["Loans to foreign banks"] * 4 + ["Banks own deposits abroad"] * 4
+    )
+
+
+def test_a_row_past_a_blank_line_at_another_indent_ends_the_stub_groups() -> None:
+    """1984-06 p88: "Gross receivables", a blank line below "Off-budget agencies" and
+    indented past it, is no agency of "Executive branch:" (its speck after the colon,
+    "Executive branch: \\", is no part of the heading)."""
+    page = Page()
+    page.centred("Accounts and Loans Receivable by Agency", 1275, 300)
+    page.centred("In billions", 1275, 360)
+    for x1, head in zip(COLS, ["1983", "1982", "1983", "1982"], strict=True):
+        page.centred(head, x1 - 50, 430)
+    y = 430 + 1.5 * PITCH
+
+    def row(label: str, x: float, figures: list[str]) -> None:
+        page.text(label + " " + "." * 4, x, y)
+        for x1, fig in zip(COLS, figures, strict=True):
+            page.right(fig, x1, y)
+
+    row("Legislative branch", LEFT, ["1.1", "1.2", "1.3", "1.4"])
+    y += PITCH
+    page.text("Executive branch: \\", LEFT, y)
+    y += PITCH
+    row("Funds appropriated to the President", LEFT + 25, ["0.3", "0.3", "20.1", "19.8"])
+    y += PITCH
+    for agency in ("Veterans Administration", "Other independent agencies"):
+        row(agency, LEFT + 25, ["2.2", "1.9", "29.2", "29.4"])
+        y += PITCH
+    row("Off-budget agencies", LEFT + 25, ["4.7", "4.0", "147.2", "135.4"])
+    y += 2 * PITCH
+    row("Gross receivables", LEFT + 50, ["57.4", "53.7", "254.6", "240.2"])
+    tables, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert rows["row_label"].to_list() == [
+        "Legislative branch", "Funds appropriated to the President", "Veterans Administration",
+        "Other independent agencies", "Off-budget agencies", "Gross receivables",
+    ]  # fmt: skip
+    assert rows["row_parent"].to_list() == ["", *["Executive branch"] * 4, ""]
+
+
+def test_a_word_read_at_low_confidence_inside_a_label_is_kept() -> None:
+    """1941-01 p40: "United States Housing Authority" with "States" at confidence 28,
+    "Federal Deposit Insurance Corporation" with "Deposit" at 24: dropped as rule noise,
+    the labels lost a word with nothing to say so; so did "Disaster Loan Corporation"
+    (18) and "Other flags" (17), 1939-12 p45, 1940-05 p79. Leader noise still goes."""
+    page = Page()
+    page.centred("Table 2.- Sources of Funds", 1275, 300)
+    page.centred("(In thousands of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["1938", "1939", "1940", "Total"], strict=True):
+        page.centred(head, x1 - 50, 430)
+    y = 430 + 1.5 * PITCH
+    for words, weak in ((["United", "States", "Housing", "Authority"], 1),
+                        (["Federal", "Deposit", "Insurance", "Corporation"], 1),
+                        (["Rural", "Electrification", "Administration"], None),
+                        (["Disaster", "Loan", "Corporation"], 0),
+                        (["Other", "flags"], 1)):  # fmt: skip
+        page.line_no += 1
+        x = LEFT
+        for k, word in enumerate(words):
+            page._word(word, x, y, 28.0 if k == weak else 95.0)
+            x += (len(word) + 1) * CW
+        page._word("eee", x + CW, y, 3.0)  # leader noise after the label
+        for x1 in COLS:
+            page._word("1,234", x1 - 5 * CW, y, 95.0)
+        y += PITCH
+    tables, cells = _table(page)
+    labels = cells.filter(pl.col("col_idx") == 0).sort("row_idx")["row_label"].to_list()
+    assert labels == ["United States Housing Authority", "Federal Deposit Insurance Corporation",
+                      "Rural Electrification Administration", "Disaster Loan Corporation",
+                      "Other flags"]  # fmt: skip
