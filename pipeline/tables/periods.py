@@ -336,6 +336,12 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
     first = _FIRST_MONTHS.search(text)
     if first:
         return _first_months(first, year, both)
+    if _YEAR_THROUGH_MONTH.search(text):
+        # "1967 through June p" (1967-08 p107): the year to date, not the month; from
+        # January or from the fiscal year's start as the page says, else no period
+        if not (_FISCAL.search(both) or _CALENDAR.search(both)):
+            return NOT_A_PERIOD
+        return _year_to_date(text, year, both, reference)
     if _TO_DATE.search(text):
         return _year_to_date(text, year, both, reference)
     span = _span(text, year, both)
@@ -421,6 +427,11 @@ def _span(text: str, year: int, both: str) -> Period | None:
     return None
 
 
+# a year run to a month: "1967 through June", "Fiscal year 1967 through June"
+_YEAR_THROUGH_MONTH = re.compile(
+    rf"\b(1[89]\d\d|20\d\d)\s+(?:through|thru|to)\s+({_MONTH_ALT})[a-z]*\.?(?!\s*\d)",
+    re.IGNORECASE,
+)
 # a date a span runs to ("Current quarter through Mar. 31, 1997"): the end of a flow
 _THROUGH_DAY = re.compile(r"\b(through|thru|to)\s*$", re.IGNORECASE)
 

@@ -869,3 +869,31 @@ def test_a_december_whose_d_ocr_read_as_o_is_december() -> None:
     # 1984-06 p80 (FCP): "Year to date Oct. 1, 1983 through Dec. 31, 1983" garbled over two
     # head lines; a span whose first day is lost is no position on its last day
     assert parse_period("date Oct. 1983 / Year to 1, through Oec. 31, 1983") is NOT_A_PERIOD
+
+
+@pytest.mark.parametrize(
+    ("head", "context", "kind", "start", "end"),
+    [
+        ("1967 through June p", "", "not_a_period", None, None),
+        (
+            "1967 through June",
+            "Calendar years",
+            "year_to_date",
+            date(1967, 1, 1),
+            date(1967, 6, 30),
+        ),
+        (
+            "Calendar year 1967 through June",
+            "",
+            "year_to_date",
+            date(1967, 1, 1),
+            date(1967, 6, 30),
+        ),
+    ],
+)
+def test_a_year_run_to_a_month_is_a_year_to_date_not_the_month(head, context, kind, start, end):
+    """1967-08 p107 "Net Transactions in Foreign Stocks": the column "1967 through June p"
+    (January-June) was read as June 1967, beside a separate "June p" column; a key took
+    the half-year total as June's. With no fiscal or calendar word the start is unknown."""
+    p = parse_period(head, context)
+    assert (p.kind, p.start, p.end) == (kind, start, end)
