@@ -212,7 +212,7 @@ def _item(r: dict, axis: str, repeated: set[str]) -> tuple[str, str]:
     label = r["row_label"] or ""
     item = label
     parent = r.get("row_parent") or ""
-    if parent and label in repeated:
+    if parent and _label_key(label) in repeated:
         item = f"{label} ({parent[0].lower()}{parent[1:]})"
     if r.get("dimension"):
         item = f"{item} ({r['dimension']})"
@@ -248,6 +248,14 @@ def _garbled_head(table: dict, cells: list[dict]) -> str:
         return ""
     first = doubtful[min(doubtful)]
     return f"header block misread ({first!r}, {len(doubtful)} of {len(heads)} heads in doubt)"
+
+
+def _label_key(label: str | None) -> str:
+    """A row label as a reader tells rows apart: without a trailing footnote number the
+    text layer kept ("Oil exporting countries 10", 2006-12 p73, under Africa, beside the
+    same line under Asia), case and spacing."""
+    text = re.sub(r"(\s+\d{1,2}/?|\s*\d{1,2}/)+\s*$", "", label or "")
+    return " ".join(text.lower().split())
 
 
 def _leaf(label: str | None) -> str:
@@ -375,7 +383,7 @@ def build_archive(
         every = by_table.get(table_id, group).to_dicts()
         parents: dict[str, set[str]] = defaultdict(set)
         for r in every:
-            parents[r["row_label"] or ""].add(r.get("row_parent") or "")
+            parents[_label_key(r["row_label"])].add(r.get("row_parent") or "")
         repeated = {label for label, ps in parents.items() if len(ps) > 1}
         # a column head whose last level repeats over several columns ("Other", "Gross",
         # "Bonds" under different spanners) is only as good as the spanner the head

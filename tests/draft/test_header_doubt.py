@@ -99,9 +99,11 @@ def test_a_period_over_two_columns_without_a_dimension_is_ambiguous() -> None:
     target = cells.filter(pl.col("period_axis") == "col")["table_id"][0]
     table = cells.filter(pl.col("table_id") == target)
     first, second = sorted(set(table["col_idx"]))[:2]
-    start, end, text, kind = table.filter(pl.col("col_idx") == first).select(
-        "period_start", "period_end", "period_text", "period_kind"
-    ).row(0)
+    start, end, text, kind = (
+        table.filter(pl.col("col_idx") == first)
+        .select("period_start", "period_end", "period_text", "period_kind")
+        .row(0)
+    )
     twin = (pl.col("table_id") == target) & (pl.col("col_idx") == second)
     frames["table_cells"] = cells.with_columns(
         period_start=pl.when(twin).then(pl.lit(start)).otherwise("period_start"),
@@ -144,3 +146,32 @@ def test_a_text_layer_block_with_most_heads_in_doubt_names_no_column() -> None:
     most = (n_cols + 1) // 2 + (n_cols % 2 == 0)
     facts = [f for f in _facts(doubt(most)) if f.table_id == target and f.col_idx >= most]
     assert facts and all("header block misread" in " ".join(fact_problems(f)) for f in facts)
+
+
+def test_a_row_printed_twice_is_named_with_its_heading_despite_a_footnote_number() -> None:
+    """2006-12 p73 "Total Liabilities by Country": "Oil exporting countries" under Asia
+    and "Oil exporting countries 10" (a footnote number the text layer kept) under
+    Africa; the question named the first without its heading, and a reader could take
+    either. Rows whose labels differ only by such a number are the same name."""
+    frames = sample_frames(seed=3)
+    cells = frames["table_cells"]
+    target = cells.filter(pl.col("period_axis") == "col")["table_id"][0]
+    labels = cells.filter(pl.col("table_id") == target)["row_label"].unique(maintain_order=True)
+    first, second = labels[0], labels[1]
+    renamed = {
+        first: ("Oil exporting countries", "Asia"),
+        second: ("Oil exporting countries 10", "Africa"),
+    }
+    for name in ("table_cells", "anchored_cells"):
+        frame = frames[name]
+        mine = pl.col("table_id") == target
+        for old, (new, parent) in renamed.items():
+            hit = mine & (pl.col("row_label") == old)
+            update = {"row_label": pl.when(hit).then(pl.lit(new)).otherwise("row_label")}
+            if "row_parent" in frame.columns:
+                update["row_parent"] = pl.when(hit).then(pl.lit(parent)).otherwise("row_parent")
+            frame = frame.with_columns(**update)
+        frames[name] = frame
+    items = {f.item for f in _facts(frames) if f.table_id == target}
+    assert "Oil exporting countries (asia)" in items
+    assert "Oil exporting countries" not in items
