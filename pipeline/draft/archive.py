@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
 from functools import cache, lru_cache
@@ -465,11 +465,36 @@ def build_archive(
             if facts and all(f.is_total for f in facts):
                 table.total_items.add(item)
         out.append(table)
+    _mark_split_sections(out, printings)
     for by_period in printings.values():
         for facts in by_period.values():
             facts.sort(key=lambda f: (f.volume, f.doc_id))
     unique = {k for k, n in label_counts.items() if n == 1}
     return Archive(out, printings, unique, dict(printed)), notes
+
+
+def _mark_split_sections(
+    tables: list[StatementTable], printings: dict[str, dict[tuple, list[Fact]]]
+) -> None:
+    """Two tables of one volume under one statement name that print the same item and
+    period (the sections of a table continued over pages, their section heads lost:
+    2006-12 SBN-3 "Series E and EE" and "Series I" on facing pages, the same columns
+    and months) make the name point at either: both facts become ambiguous."""
+    where: dict[tuple, set[str]] = defaultdict(set)
+    for table in tables:
+        for (item, key), fact in table.grid.items():
+            where[(fact.doc_id, fact.statement, item, key)].add(table.table_id)
+    split = {k for k, ids in where.items() if len(ids) > 1}
+    if not split:
+        return
+    note = "the volume prints this item and period in another table under the same name"
+    for table in tables:
+        for (item, key), fact in list(table.grid.items()):
+            if (fact.doc_id, fact.statement, item, key) in split and not fact.ambiguity:
+                marked = replace(fact, ambiguity=note)
+                table.grid[(item, key)] = marked
+                facts = printings[fact.series][key]
+                facts[:] = [marked if f is fact else f for f in facts]
 
 
 @lru_cache(maxsize=200_000)

@@ -175,3 +175,30 @@ def test_a_row_printed_twice_is_named_with_its_heading_despite_a_footnote_number
     items = {f.item for f in _facts(frames) if f.table_id == target}
     assert "Oil exporting countries (asia)" in items
     assert "Oil exporting countries" not in items
+
+
+def test_a_table_continued_over_pages_with_sections_named_alike_is_ambiguous() -> None:
+    """2006-12 SBN-3: the "Series E and EE" section and, on the facing page, the
+    "Series I" section print the same columns and months; their section heads lost, a
+    question about "Total (calendar years)" in September 2005 could mean either."""
+    frames = sample_frames(seed=3)
+    target = frames["table_cells"].filter(pl.col("period_axis") == "row")["table_id"][0]
+    doc, page, table_no = target.split(":")
+    twin = f"{doc}:{int(page) + 1}:{int(table_no) + 5}"
+
+    def copy(frame: pl.DataFrame) -> pl.DataFrame:
+        rows = frame.filter(pl.col("table_id") == target).with_columns(
+            table_id=pl.lit(twin),
+            page_no=pl.lit(int(page) + 1, dtype=frame.schema["page_no"]),
+            table_no=pl.lit(int(table_no) + 5, dtype=frame.schema["table_no"]),
+        )
+        return pl.concat([frame, rows])
+
+    before = [f for f in _facts(frames) if f.table_id == target]
+    assert before and all("another table" not in " ".join(fact_problems(f)) for f in before)
+    for name in ("tables", "table_cells", "anchored_cells"):
+        frames[name] = copy(frames[name])
+    facts = [f for f in _facts(frames) if f.table_id in (target, twin)]
+    assert {f.table_id for f in facts} == {target, twin}
+    for f in facts:
+        assert any("another table under the same name" in p for p in fact_problems(f)), f
