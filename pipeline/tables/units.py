@@ -198,7 +198,19 @@ def table_unit(
         found = read_unit(line)
         if found:
             return Unit(*found, "page_head", line.strip())
+    # a count: "Number of vessels" printed as the spanner over every value column, and
+    # no scale named by any head ("Number of holders (in thousands)" is a scale)
+    if column_heads and heads == set() and all(_counts(h) for h in column_heads):
+        return Unit("number", 1, "column_head", "number")
     return UNKNOWN
+
+
+_COUNT_HEAD = re.compile(r"^\W*number\s+of\s+[A-Za-z]", re.IGNORECASE)
+
+
+def _counts(head: str) -> bool:
+    """A column head path with a "Number of ..." level: its figures are counts."""
+    return any(_COUNT_HEAD.match(level) for level in (head or "").split(" / "))
 
 
 def read_table_unit(

@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.tables.layout import build_tables
 from pipeline.tables.titles import is_numbered_title, split_title
-from pipeline.tables.units import garbled_scale, is_unit_line, read_unit
+from pipeline.tables.units import UNKNOWN, garbled_scale, is_unit_line, read_unit, table_unit
 from tests.tables.test_layout import COLS, CW, LEFT, PITCH, Page
 
 
@@ -572,3 +572,22 @@ def test_a_table_code_garbled_in_its_middle_still_opens_a_numbered_title() -> No
     assert split_title(text).name == "Dollar Claims on Nonbank Foreigners"
     assert split_title("Table CM\u2014III\u20141. \u2014 Dollar Claims").number == "Table CM-III-1"
     assert not is_numbered_title("Table 4 under the heading of claims")
+
+
+def test_a_number_of_spanner_over_every_value_column_states_a_count() -> None:
+    """1940-05 p79: "Number of Vessels" printed as the spanner over every value column
+    (the years and months under it), no unit line: the figures are counts. The heads
+    as that OCR page reads them; a "Number of" head over some columns only ("Number
+    of loans" beside "Amount") states no unit, nor does a count head naming a scale."""
+    heads = [
+        "Calendar Years 1938 and 1939 / Number of Veccele / 1938",
+        "Number of Veccele / 193 / June",
+        "Number of Veccele wov.",
+        "Number of Veccele / Jan.",
+    ]
+    unit = table_unit("Vessels Cleared from the United States", [], heads, [])
+    assert (unit.words, unit.multiplier, unit.source) == ("number", 1, "column_head")
+    heads = ["Number of loans", "Amount", "Number of loans", "Amount"]
+    assert table_unit("Loans Closed, by State", [], heads, []) == UNKNOWN
+    heads = ["Number of holders (in thousands) / 1939", "Number of holders (in thousands) / 1940"]
+    assert table_unit("Holders", [], heads, []).multiplier == 1_000
