@@ -33,7 +33,7 @@ from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
 from pipeline.tables.month_heads import month_run_heads
 from pipeline.tables.periods import MONTH_NAME, read_period_words
-from pipeline.tables.preamble import read_preamble, unit_heads
+from pipeline.tables.preamble import read_preamble, unit_heads, unit_over_columns
 from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
@@ -548,7 +548,9 @@ def read_table(
         if not col_doubt[c] and unconfirmed:
             col_doubt[c] = f"words the archive does not confirm {unconfirmed}"
     stub_head = read_stub_head([r.line.chunks for r in header_lines], columns[0].x0 - 0.5 * height)
-    if not title and previous_title and not unit_lines:
+    if not title and previous_title and (
+        not unit_lines or unit_over_columns(block.preamble, unit_lines, columns, height)
+    ):
         title = previous_title  # a second panel under the same title
     if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected
         stub_head = lexicon.correct(stub_head)[0]

@@ -591,3 +591,35 @@ def test_a_number_of_spanner_over_every_value_column_states_a_count() -> None:
     assert table_unit("Loans Closed, by State", [], heads, []) == UNKNOWN
     heads = ["Number of holders (in thousands) / 1939", "Number of holders (in thousands) / 1940"]
     assert table_unit("Holders", [], heads, []).multiplier == 1_000
+
+
+def _vessel_panels(page: Page, unit_x: float) -> None:
+    """A titled upper panel, then a lower panel with no title whose unit line stands at
+    ``unit_x`` (centred there), its heads and its rows."""
+    page.centred("Vessels Cleared from the United States, by Nationality", 1275, 200)
+    _heads(page, 330, ["1938", "1939", "1940", "1941"])
+    y = _rows(page, 400, ["Belgian .....", "British ....."], ["81", "102"])
+    y += 4 * PITCH
+    page.centred("(in thousands)", unit_x, y)
+    _heads(page, y + 2 * PITCH, ["1938", "1939", "1940", "1941"])
+    _rows(page, y + 4 * PITCH, ["Danish .....", "Dutch ....."], ["1,324", "2,449"])
+
+
+def test_a_lower_panel_whose_unit_stands_over_its_value_columns_keeps_the_title() -> None:
+    """1940-05 p79: the lower panel prints no title; its spanner "Net Registered Tonnage
+    (in thousands)" stands inside its head box over the value columns, and OCR kept only
+    "(in thousand)": the panel is the table above's (its title), with its own unit. A
+    unit line reaching over the stub (1939-12 p31, whose lower table's title OCR lost)
+    stands under a title of its own: no title is taken from the table above."""
+    page = Page()
+    _vessel_panels(page, (COLS[0] - 180 + COLS[-1]) / 2)
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables.height == 2
+    assert tables["statement"].to_list() == [
+        "Vessels Cleared from the United States, by Nationality"
+    ] * 2
+    assert tables["unit"].to_list()[1] == "thousands"
+    page = Page()
+    _vessel_panels(page, LEFT + 200)
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables.height == 2 and tables["statement"].to_list()[1] in ("", None)
