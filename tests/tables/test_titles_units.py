@@ -623,3 +623,31 @@ def test_a_lower_panel_whose_unit_stands_over_its_value_columns_keeps_the_title(
     _vessel_panels(page, LEFT + 200)
     tables, _ = build_tables(page.words(), page.pages())
     assert tables.height == 2 and tables["statement"].to_list()[1] in ("", None)
+
+
+@pytest.mark.parametrize(
+    ("note", "multiplier"),
+    [
+        # 1939-12 p45: the note in the unit line's place names no scale: whole dollars
+        ("(Compiled from latest reporte received by the Treasury - checks issued)", 1),
+        # no note: OCR may have lost a unit line over the "$" figures (1984-06 p88)
+        (None, None),
+        # a note whose scale word OCR garbled past reading may be the unit line itself
+        ("(Compiled from reports, in thcvsaads of dollars - checks issued)", None),
+        ("(In thcvsaads of dollars - on basis of checks issued)", None),
+    ],
+)
+def test_dollar_figures_under_a_note_naming_no_scale_are_dollars(
+    note: str | None, multiplier: int | None
+) -> None:
+    """1939-12 p45 (OCR): "Uses of Funds of Certain Governmental Corporations ..." with
+    "(Compiled from latest reports received by the Treasury - Expenditures on basis of
+    checks issued)" set under the title where the unit line stands, and "$3,028,439" on
+    the first row: the unit line's place is taken by a note that names no scale, so no
+    unit line was lost; the figures are dollars."""
+    page = Page()
+    if note:
+        page.centred(note, 1275, 240)
+    _dollar_table(page, 300, ["$3,028,439", "$512,979"])
+    tables, _ = build_tables(page.words(), page.pages())  # OCR
+    assert tables["unit_multiplier"].to_list() == [multiplier]
