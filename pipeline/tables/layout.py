@@ -196,8 +196,10 @@ def page_tables(
                 block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
                 heading,
             )  # fmt: skip
-        if table is not None and table["unit_multiplier"] is None and (
-            text_layer or any(scale_free_note(r.line.text) for r in block.preamble)
+        if (
+            table is not None
+            and table["unit_multiplier"] is None
+            and (text_layer or any(scale_free_note(r.line.text) for r in block.preamble))
         ):
             _dollar_figures(table, block, rows)
         if table is not None and tables and _panel_without_unit(table, block, previous_title):
@@ -552,8 +554,10 @@ def read_table(
         if not col_doubt[c] and unconfirmed:
             col_doubt[c] = f"words the archive does not confirm {unconfirmed}"
     stub_head = read_stub_head([r.line.chunks for r in header_lines], columns[0].x0 - 0.5 * height)
-    if not title and previous_title and (
-        not unit_lines or unit_over_columns(block.preamble, unit_lines, columns, height)
+    if (
+        not title
+        and previous_title
+        and (not unit_lines or unit_over_columns(block.preamble, unit_lines, columns, height))
     ):
         title = previous_title  # a second panel under the same title
     if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected

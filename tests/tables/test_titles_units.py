@@ -615,9 +615,10 @@ def test_a_lower_panel_whose_unit_stands_over_its_value_columns_keeps_the_title(
     _vessel_panels(page, (COLS[0] - 180 + COLS[-1]) / 2)
     tables, _ = build_tables(page.words(), page.pages())
     assert tables.height == 2
-    assert tables["statement"].to_list() == [
-        "Vessels Cleared from the United States, by Nationality"
-    ] * 2
+    assert (
+        tables["statement"].to_list()
+        == ["Vessels Cleared from the United States, by Nationality"] * 2
+    )
     assert tables["unit"].to_list()[1] == "thousands"
     page = Page()
     _vessel_panels(page, LEFT + 200)
