@@ -33,13 +33,13 @@ from pipeline.tables.lexicon import Lexicon, build_lexicon
 from pipeline.tables.lines import Chunk, Line, assign_lines, is_leader, page_lines
 from pipeline.tables.month_heads import month_run_heads
 from pipeline.tables.periods import MONTH_NAME, read_period_words
-from pipeline.tables.preamble import read_preamble, unit_heads
+from pipeline.tables.preamble import read_preamble, unit_heads, unit_over_columns
 from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_periods import repair_year_run
 from pipeline.tables.titles import is_numbered_title, split_title
-from pipeline.tables.units import is_unit_line, read_table_unit, read_unit
+from pipeline.tables.units import is_unit_line, read_table_unit, read_unit, scale_free_note
 
 # a date closing a label after a comma: "balance, Sept." wants its day ("30,"),
 # "balance, Sept. 30," its year (a stub of dates, "June 15, | 1963", keeps its columns)
@@ -196,7 +196,11 @@ def page_tables(
                 block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
                 heading,
             )  # fmt: skip
-        if table is not None and text_layer and table["unit_multiplier"] is None:
+        if (
+            table is not None
+            and table["unit_multiplier"] is None
+            and (text_layer or any(scale_free_note(r.line.text) for r in block.preamble))
+        ):
             _dollar_figures(table, block, rows)
         if table is not None and tables and _panel_without_unit(table, block, previous_title):
             # a panel under the table above (its title carried over, no unit of its own)
@@ -220,7 +224,9 @@ def _dollar_figures(table: dict, block: TableBlock, rows: list[RowLine]) -> None
     the page states no unit and no scale (no unit line, head or scale word over it or
     in its rows): its figures are
     dollars (2022-09 p56, "$2,584,316,862,092"). A text layer loses no line, so no
-    unit line can have been dropped, as OCR may drop one over a "$" table."""
+    unit line can have been dropped, as OCR may drop one over a "$" table; on an OCR page
+    only a note read in the unit line's place that names no scale rules that out
+    (:func:`~pipeline.tables.units.scale_free_note`, 1939-12 p45)."""
     figures = [c for c in block.body[0].values if c.is_number]
     # the first row prints "$" on its figures (the bulletins' style for dollar amounts)
     dollars = bool(figures) and 2 * sum(
@@ -548,7 +554,11 @@ def read_table(
         if not col_doubt[c] and unconfirmed:
             col_doubt[c] = f"words the archive does not confirm {unconfirmed}"
     stub_head = read_stub_head([r.line.chunks for r in header_lines], columns[0].x0 - 0.5 * height)
-    if not title and previous_title and not unit_lines:
+    if (
+        not title
+        and previous_title
+        and (not unit_lines or unit_over_columns(block.preamble, unit_lines, columns, height))
+    ):
         title = previous_title  # a second panel under the same title
     if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected
         stub_head = lexicon.correct(stub_head)[0]

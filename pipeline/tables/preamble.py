@@ -280,3 +280,21 @@ def unit_heads(preamble: list[RowLine], columns: list[Column], height: float) ->
             r = replace(r, kind="text", label=[], values=[])
         out.append(r)
     return out
+
+
+def unit_over_columns(
+    preamble: list[RowLine], unit_lines: list[str], columns: list[Column], height: float
+) -> bool:
+    """Every unit line of an untitled block is set inside its head box, over the value
+    columns only (not over the stub): "Net Registered Tonnage (in thousands)" as the
+    spanner of a lower panel whose spanner words OCR lost. Such a block is a panel of
+    the table above (1940-05 p79); a unit line reaching over the stub ("(In millions of
+    dollars - on basis of daily Treasury statements)") stands under a title of its own,
+    which OCR may have lost (1939-12 p31), and takes no title from the table above."""
+    texts = {" ".join(u.split()) for u in unit_lines}
+    rows = [r for r in preamble if " ".join(r.line.text.split()) in texts]
+    return (
+        bool(unit_lines)
+        and len(rows) == len(texts)
+        and all(r.line.x0 >= columns[0].x0 - height for r in rows)
+    )

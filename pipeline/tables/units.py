@@ -198,7 +198,19 @@ def table_unit(
         found = read_unit(line)
         if found:
             return Unit(*found, "page_head", line.strip())
+    # a count: "Number of vessels" printed as the spanner over every value column, and
+    # no scale named by any head ("Number of holders (in thousands)" is a scale)
+    if column_heads and heads == set() and all(_counts(h) for h in column_heads):
+        return Unit("number", 1, "column_head", "number")
     return UNKNOWN
+
+
+_COUNT_HEAD = re.compile(r"^\W*number\s+of\s+[A-Za-z]", re.IGNORECASE)
+
+
+def _counts(head: str) -> bool:
+    """A column head path with a "Number of ..." level: its figures are counts."""
+    return any(_COUNT_HEAD.match(level) for level in (head or "").split(" / "))
 
 
 def read_table_unit(
@@ -225,3 +237,23 @@ def read_table_unit(
     if unit.source in ("unit_line", "page_head"):
         unit = replace(unit, printed=as_read.get(unit.printed, unit.printed))
     return unit
+
+
+def scale_free_note(text: str) -> bool:
+    """A bracketed note set where the bulletins print the unit line, under the title
+    ("(Compiled from latest reports received by the Treasury - Expenditures on basis of
+    checks issued)"), read as words, and naming no unit and no scale: none of its words
+    is within three edits of a scale word, and it does not open "(In ...". The unit
+    line's place is taken and states no scale, so OCR lost no unit line there."""
+    stripped = " ".join((text or "").split())
+    if not re.match(r"^[(\[]\s*[A-Za-z]", stripped):
+        return False
+    words = re.findall(r"[A-Za-z]+", stripped)
+    if len(words) < 6 or words[0].lower() in _IN_WORDS or read_unit(stripped) is not None:
+        return False
+    return not any(
+        Levenshtein.distance(w.lower(), f"{s}s") <= 3 or Levenshtein.distance(w.lower(), s) <= 3
+        for w in words
+        if len(w) >= 5
+        for s in (*_SCALES, "trillion")
+    )

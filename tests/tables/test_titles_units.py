@@ -10,7 +10,7 @@ import pytest
 
 from pipeline.tables.layout import build_tables
 from pipeline.tables.titles import is_numbered_title, split_title
-from pipeline.tables.units import garbled_scale, is_unit_line, read_unit
+from pipeline.tables.units import UNKNOWN, garbled_scale, is_unit_line, read_unit, table_unit
 from tests.tables.test_layout import COLS, CW, LEFT, PITCH, Page
 
 
@@ -572,3 +572,83 @@ def test_a_table_code_garbled_in_its_middle_still_opens_a_numbered_title() -> No
     assert split_title(text).name == "Dollar Claims on Nonbank Foreigners"
     assert split_title("Table CM\u2014III\u20141. \u2014 Dollar Claims").number == "Table CM-III-1"
     assert not is_numbered_title("Table 4 under the heading of claims")
+
+
+def test_a_number_of_spanner_over_every_value_column_states_a_count() -> None:
+    """1940-05 p79: "Number of Vessels" printed as the spanner over every value column
+    (the years and months under it), no unit line: the figures are counts. The heads
+    as that OCR page reads them; a "Number of" head over some columns only ("Number
+    of loans" beside "Amount") states no unit, nor does a count head naming a scale."""
+    heads = [
+        "Calendar Years 1938 and 1939 / Number of Veccele / 1938",
+        "Number of Veccele / 193 / June",
+        "Number of Veccele wov.",
+        "Number of Veccele / Jan.",
+    ]
+    unit = table_unit("Vessels Cleared from the United States", [], heads, [])
+    assert (unit.words, unit.multiplier, unit.source) == ("number", 1, "column_head")
+    heads = ["Number of loans", "Amount", "Number of loans", "Amount"]
+    assert table_unit("Loans Closed, by State", [], heads, []) == UNKNOWN
+    heads = ["Number of holders (in thousands) / 1939", "Number of holders (in thousands) / 1940"]
+    assert table_unit("Holders", [], heads, []).multiplier == 1_000
+
+
+def _vessel_panels(page: Page, unit_x: float) -> None:
+    """A titled upper panel, then a lower panel with no title whose unit line stands at
+    ``unit_x`` (centred there), its heads and its rows."""
+    page.centred("Vessels Cleared from the United States, by Nationality", 1275, 200)
+    _heads(page, 330, ["1938", "1939", "1940", "1941"])
+    y = _rows(page, 400, ["Belgian .....", "British ....."], ["81", "102"])
+    y += 4 * PITCH
+    page.centred("(in thousands)", unit_x, y)
+    _heads(page, y + 2 * PITCH, ["1938", "1939", "1940", "1941"])
+    _rows(page, y + 4 * PITCH, ["Danish .....", "Dutch ....."], ["1,324", "2,449"])
+
+
+def test_a_lower_panel_whose_unit_stands_over_its_value_columns_keeps_the_title() -> None:
+    """1940-05 p79: the lower panel prints no title; its spanner "Net Registered Tonnage
+    (in thousands)" stands inside its head box over the value columns, and OCR kept only
+    "(in thousand)": the panel is the table above's (its title), with its own unit. A
+    unit line reaching over the stub (1939-12 p31, whose lower table's title OCR lost)
+    stands under a title of its own: no title is taken from the table above."""
+    page = Page()
+    _vessel_panels(page, (COLS[0] - 180 + COLS[-1]) / 2)
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables.height == 2
+    assert (
+        tables["statement"].to_list()
+        == ["Vessels Cleared from the United States, by Nationality"] * 2
+    )
+    assert tables["unit"].to_list()[1] == "thousands"
+    page = Page()
+    _vessel_panels(page, LEFT + 200)
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables.height == 2 and tables["statement"].to_list()[1] in ("", None)
+
+
+@pytest.mark.parametrize(
+    ("note", "multiplier"),
+    [
+        # 1939-12 p45: the note in the unit line's place names no scale: whole dollars
+        ("(Compiled from latest reporte received by the Treasury - checks issued)", 1),
+        # no note: OCR may have lost a unit line over the "$" figures (1984-06 p88)
+        (None, None),
+        # a note whose scale word OCR garbled past reading may be the unit line itself
+        ("(Compiled from reports, in thcvsaads of dollars - checks issued)", None),
+        ("(In thcvsaads of dollars - on basis of checks issued)", None),
+    ],
+)
+def test_dollar_figures_under_a_note_naming_no_scale_are_dollars(
+    note: str | None, multiplier: int | None
+) -> None:
+    """1939-12 p45 (OCR): "Uses of Funds of Certain Governmental Corporations ..." with
+    "(Compiled from latest reports received by the Treasury - Expenditures on basis of
+    checks issued)" set under the title where the unit line stands, and "$3,028,439" on
+    the first row: the unit line's place is taken by a note that names no scale, so no
+    unit line was lost; the figures are dollars."""
+    page = Page()
+    if note:
+        page.centred(note, 1275, 240)
+    _dollar_table(page, 300, ["$3,028,439", "$512,979"])
+    tables, _ = build_tables(page.words(), page.pages())  # OCR
+    assert tables["unit_multiplier"].to_list() == [multiplier]
