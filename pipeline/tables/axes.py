@@ -25,7 +25,13 @@ from pipeline.tables.periods import (
     parse_period,
     read_period_words,
 )
-from pipeline.tables.stub_periods import carry_years, debris_label, one_digit_off, unread_month_row
+from pipeline.tables.stub_periods import (
+    carry_years,
+    debris_label,
+    one_digit_off,
+    title_month_days,
+    unread_month_row,
+)
 
 # "End of calendar year or month", "Fiscal year or month", "Report date": what the rows
 # are, printed over the first value column (its levels may come back in either order)
@@ -498,7 +504,7 @@ def axis_periods(
     if run_heads:
         heads = [h and parse_period(h, context, title_period) for h in run_heads]
         cols = [_with_head(p, h) for p, h in zip(cols, heads, strict=True)]
-    carried = carry_years(_month_row_years(row_labels))
+    carried = title_month_days(carry_years(_month_row_years(row_labels)), title, context)
     kinds = _heading_kinds(row_headings, len(row_labels))
     rows = [
         NOT_A_PERIOD

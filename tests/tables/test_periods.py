@@ -869,3 +869,46 @@ def test_a_december_whose_d_ocr_read_as_o_is_december() -> None:
     # 1984-06 p80 (FCP): "Year to date Oct. 1, 1983 through Dec. 31, 1983" garbled over two
     # head lines; a span whose first day is lost is no position on its last day
     assert parse_period("date Oct. 1983 / Year to 1, through Oec. 31, 1983") is NOT_A_PERIOD
+
+
+def test_day_rows_under_a_title_naming_one_month_are_positions_on_those_days() -> None:
+    """1940-05 p59 (Short-Term Foreign Assets as Reported by Banks and Bankers in the
+    United States for February 1940): each panel ("TOTAL SHORT-TERM FOREIGN ASSETS:",
+    "Banks own deposits abroad:", ...) prints the rows "Feb. 7", "Feb. 14", "Feb. 21",
+    "Feb. 28" with no year; the title's year dates them. They named no period."""
+    import polars as pl
+
+    from pipeline.tables.stub_periods import title_month_days
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    page = Page()
+    title = "Short-Term Foreign Assets as Reported by Banks for February 1940"
+    page.centred(title, 1275, 300)
+    page.centred("(In thousands of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["Grand total", "France", "Italy", "Canada"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 430 + 2 * PITCH
+    for heading in ("TOTAL ASSETS:", "Banks own deposits abroad:"):
+        page.text(heading, LEFT, y)
+        y += PITCH
+        for day in (7, 14, 21, 28):
+            page.text(f"Feb. {day}", LEFT + 40, y)
+            for x1 in COLS:
+                page.right("3,993", x1, y)
+            y += PITCH
+    _, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    got = [(r["period_kind"], str(r["period_end"])) for r in rows.to_dicts()]
+    days = [("as_of_date", f"1940-02-{d:02d}") for d in (7, 14, 21, 28)]
+    assert got == days + days
+
+    # a day of another month, a day the month lacks, a day no other panel prints (a
+    # misread), a title naming two months, or a week's flow: no date
+    week = ["Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28"]
+    assert title_month_days(week + ["Mar. 6"], title) == week + ["Mar. 6"]
+    assert title_month_days(["Feb. 30"], title) == ["Feb. 30"]
+    misread = ["Feb. 7", "Feb. 24", "Feb. 21", "Feb. 28"]
+    got = title_month_days(week + misread, title)
+    assert got[4:] == ["Feb. 7", "Feb. 24", "February 21, 1940", "February 28, 1940"]
+    assert title_month_days(week, "Assets, January and February 1940") == week
+    assert title_month_days(week, "Receipts for weeks of February 1940") == week
