@@ -24,6 +24,7 @@ from pipeline.tables.periods import (
     Period,
     parse_period,
     read_period_words,
+    running_totals,
 )
 from pipeline.tables.stub_periods import (
     carry_years,
@@ -513,9 +514,10 @@ def axis_periods(
         for i, r in enumerate(carried)
     ]
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
-        return "col", cols, title_period
+        return "col", running_totals(cols, unit_line), title_period
     if _share(rows) >= _PERIOD_SHARE:
         rows = _chronological(row_labels, carried, _since_year(carried, rows), kinds)
+        rows = running_totals(rows, unit_line)  # after the order check, which reads years
         if (
             not (title or "").strip()
             and STOCK_WORDS.search(" ".join(col_labels))

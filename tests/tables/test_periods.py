@@ -912,3 +912,59 @@ def test_day_rows_under_a_title_naming_one_month_are_positions_on_those_days() -
     assert got[4:] == ["Feb. 7", "Feb. 24", "February 21, 1940", "February 28, 1940"]
     assert title_month_days(week, "Assets, January and February 1940") == week
     assert title_month_days(week, "Receipts for weeks of February 1940") == week
+
+
+def test_a_cumulative_unit_line_makes_the_rows_running_totals_and_a_nil_year_row_is_a_row() -> None:
+    """1941-01 p21 (Receipts and Expenditures, Federal Old-Age and Survivors Insurance
+    Trust Fund, "(Cumulative - In millions of dollars)", stub head "End of fiscal year or
+    month"): the first row "1936" prints only dashes. Read as a head line it put "1936"
+    into the stub head (no row had a period); the rows are totals from the fund's start
+    to the end of each fiscal year or month, never the year's or month's flow."""
+
+    from pipeline.tables.periods import running_totals
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    page = Page()
+    page.centred("Receipts and Expenditures, Federal Old-Age and Survivors Insurance", 1275, 300)
+    page.centred("(Cumalative - In millions of dollars)", 1275, 360)  # as OCR read it
+    page.text("End of", LEFT, 430)
+    page.text("fiscal year", LEFT, 430 + PITCH)
+    page.text("or month", LEFT, 430 + 2 * PITCH)
+    for x1, head in zip(COLS, ["Receipts", "Expenditures", "Balance", "Investments"], strict=True):
+        page.centred(head, x1 - 90, 430 + PITCH)
+    y = 430 + 4 * PITCH
+    page.text("1936", LEFT, y)
+    page.text(":", LEFT + 300, y)  # the dashes as OCR read them: two rules as "="
+    for x1, mark in zip(COLS, ["-", "=", "=", "-"], strict=True):
+        page.right(mark, x1, y)
+    for label in ("1937", "1938", "1940-July", "August"):
+        y += PITCH
+        page.text(label, LEFT, y)
+        for x1 in COLS:
+            page.right("267.3", x1, y)
+    tables, cells = _table(page)
+    assert tables["stub_head"][0] == "End of fiscal year or month"
+    assert tables["col_labels"][0].to_list() == [
+        "Receipts",
+        "Expenditures",
+        "Balance",
+        "Investments",
+    ]
+    rows = cells.group_by("row_idx").first().sort("row_idx")  # the nil row: cells of marks
+    got = [(r["row_label"], r["period_kind"], str(r["period_end"])) for r in rows.to_dicts()]
+    assert got == [
+        ("1936", "cumulative_to_date", "1936-06-30"),
+        ("1937", "cumulative_to_date", "1937-06-30"),
+        ("1938", "cumulative_to_date", "1938-06-30"),
+        ("1940-July", "cumulative_to_date", "1940-07-31"),
+        ("August", "cumulative_to_date", "1940-08-31"),
+    ]
+    # a year of unknown kind, a quarter: no end of their own to run to
+    year = parse_period("1937")
+    quarter = parse_period("First quarter 1940")
+    assert running_totals([year, quarter, None], "(Cumulative)") == [
+        NOT_A_PERIOD,
+        NOT_A_PERIOD,
+        None,
+    ]
+    assert running_totals([year], "(In millions of dollars)") == [year]
