@@ -20,6 +20,9 @@ from pipeline.tables.periods import (
     _TO_DATE,
     _YEAR,
     _YEAR_AND_WORD,
+    NOT_A_PERIOD,
+    Period,
+    _day_text,
     _month_name,
     month_number,
     split_glued_year,
@@ -298,4 +301,64 @@ def _runs(days: dict[int, int]) -> list[list[int]]:
             out[-1].append(i)
         else:
             out.append([i])
+    return out
+
+
+# a month row whose year is four characters, some of them letters ("1g47-July")
+_SPELLED_MONTH_ROW = re.compile(r"^(\W*)(\w{4})(\s*[-\u2013\u2014~]\s*[A-Za-z].*)$")
+_ANNUAL_YEAR = re.compile(r"^\W*(1[89]\d\d|20\d\d)(?!\d)(?!\s*[-\u2013\u2014~]\s*[A-Za-z])")
+
+
+def spelled_month_rows(labels: list[str]) -> list[str]:
+    """A month row whose year OCR spelled with a letter for a digit ("1g47-July" under
+    annual rows 1940 ... 1949, 1948-05 p18: the 9 of an old typewriter face read as "g")
+    -> "1947-July", when it names a month and that year lies within the years of the
+    table's annual rows (or one past them). Other labels are returned unchanged."""
+    annual = [int(m.group(1)) for label in labels if (m := _ANNUAL_YEAR.match(label or ""))]
+    if len(annual) < 2:
+        return labels
+    out = list(labels)
+    for i, label in enumerate(labels):
+        m = _SPELLED_MONTH_ROW.match(label or "")
+        if not m or not _MONTH.match(m.group(3).lstrip(" -\u2013\u2014~")):
+            continue
+        year = _lookalike_year(m.group(2))
+        if year is not None and min(annual) - 1 <= year <= max(annual) + 1:
+            out[i] = f"{m.group(1)}{year}{m.group(3)}"
+    return out
+
+
+def since_to_date(parsed: list[Period | None], checked: list[Period | None]) -> list[Period | None]:
+    """ "1957 to date" at the foot of a stub that runs from 1957 (1967-08 p24, Federal
+    Disability Insurance Trust Fund: 1957 ... 1967p, 1968 (Est.), 1966-July ... 1967-June,
+    then "1957 to date") is the total since the start of fiscal year 1957 through the
+    last month the stub prints (June 1967): cumulative to that month's end.
+
+    ``parsed`` are the rows as read ("1957 to date" a fiscal year to date), ``checked``
+    the same after the order check (which made it no period: the stub prints 1957 as a
+    whole year). Only a to-date row below every other dated row, whose year opens the
+    stub's first annual row, and whose stub's months run at least to the end of its
+    last annual row (estimates aside), is dated; others stay as checked."""
+    annual = [
+        (i, p) for i, p in enumerate(checked)
+        if p is not None and p.kind in ("fiscal_year", "calendar_year") and p.start
+    ]  # fmt: skip
+    months = [p.end for p in checked if p is not None and p.kind == "month"]
+    out = list(checked)
+    for i, p in enumerate(parsed):
+        if (
+            p is None
+            or p.kind != "year_to_date"
+            or p.start is None
+            or checked[i] is not NOT_A_PERIOD
+            or not annual
+            or not months
+            or any(q is not None and q is not NOT_A_PERIOD for q in checked[i + 1 :])
+            or annual[0][1].start != p.start
+            or max(months) < max(q.end for _, q in annual)
+        ):
+            continue
+        end = max(months)
+        since = p.text.removesuffix(" to date")
+        out[i] = Period("cumulative_to_date", p.start, end, f"{since} through {_day_text(end)}")
     return out

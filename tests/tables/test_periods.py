@@ -968,3 +968,47 @@ def test_a_cumulative_unit_line_makes_the_rows_running_totals_and_a_nil_year_row
         None,
     ]
     assert running_totals([year], "(In millions of dollars)") == [year]
+
+
+def test_a_month_rows_year_spelled_with_a_letter_for_a_digit_dates_the_months_below() -> None:
+    """1948-05 p18 (Receipts and Expenditures by Major Classifications): "1g47-July" (the
+    9 read as "g") under annual rows 1940 ... 1949 left July 1947 ... November undated;
+    1940-05 p73 "19h0-Jan." (4 read as "h") the months of 1940."""
+    from pipeline.tables.axes import axis_periods
+    from pipeline.tables.stub_periods import spelled_month_rows
+
+    labels = ["1945", "1946", "1947", "1g47-July", "August", "September"]
+    _, periods, _ = axis_periods(["Net", "Receipts"], labels, "Receipts", "Fiscal year or month")
+    assert [p.key for p in periods[3:]] == [
+        ("month", "1947-07-01", "1947-07-31"),
+        ("month", "1947-08-01", "1947-08-31"),
+        ("month", "1947-09-01", "1947-09-30"),
+    ]
+    # far from the annual years, no month, or no annual years: left as read
+    assert spelled_month_rows(["1945", "1946", "1g57-July"])[2] == "1g57-July"
+    assert spelled_month_rows(["1945", "1946", "1g47-Total"])[2] == "1g47-Total"
+    assert spelled_month_rows(["1g47-July", "August"]) == ["1g47-July", "August"]
+
+
+def test_a_to_date_row_at_the_foot_of_a_stub_from_its_year_is_the_total_since() -> None:
+    """1967-08 p24 (Table 9, Federal Disability Insurance Trust Fund): "1957 to date p"
+    below 1957 ... 1967p, 1968 (Est.), 1966-July ... 1967-June is the total from the
+    start of fiscal year 1957 through June 1967 (Table 10: "1966 to date" from 1966)."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1957", "1958", "1959", "1960 (Est.)", "1959-May", "June", "1957 to date"]
+    _, periods, _ = axis_periods(
+        ["Total", "Benefits"], labels, "Trust Fund", "Fiscal year or month"
+    )
+    assert periods[-1].key == ("cumulative_to_date", "1956-07-01", "1959-06-30")
+    # a stub that does not start at its year, a to-date row above other rows, or months
+    # that stop before the last year ends: no period
+    later = ["1956", *labels[:-1], "1957 to date"]
+    _, periods, _ = axis_periods(["Total", "Benefits"], later, "Trust Fund", "Fiscal year or month")
+    assert periods[-1] is NOT_A_PERIOD
+    above = ["1957", "1958", "1959", "1957 to date", "1959-May", "June"]
+    _, periods, _ = axis_periods(["Total", "Benefits"], above, "Trust Fund", "Fiscal year or month")
+    assert periods[3] is NOT_A_PERIOD
+    short = ["1957", "1958", "1959", "1958-July", "Aug.", "1957 to date"]
+    _, periods, _ = axis_periods(["Total", "Benefits"], short, "Trust Fund", "Fiscal year or month")
+    assert periods[-1] is NOT_A_PERIOD
