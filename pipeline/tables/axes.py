@@ -24,8 +24,17 @@ from pipeline.tables.periods import (
     Period,
     parse_period,
     read_period_words,
+    running_totals,
 )
-from pipeline.tables.stub_periods import carry_years, debris_label, one_digit_off, unread_month_row
+from pipeline.tables.stub_periods import (
+    carry_years,
+    debris_label,
+    one_digit_off,
+    since_to_date,
+    spelled_month_rows,
+    title_month_days,
+    unread_month_row,
+)
 
 # "End of calendar year or month", "Fiscal year or month", "Report date": what the rows
 # are, printed over the first value column (its levels may come back in either order)
@@ -498,7 +507,8 @@ def axis_periods(
     if run_heads:
         heads = [h and parse_period(h, context, title_period) for h in run_heads]
         cols = [_with_head(p, h) for p, h in zip(cols, heads, strict=True)]
-    carried = carry_years(_month_row_years(row_labels))
+    carried = carry_years(_month_row_years(spelled_month_rows(row_labels)))
+    carried = title_month_days(carried, title, context)
     kinds = _heading_kinds(row_headings, len(row_labels))
     rows = [
         NOT_A_PERIOD
@@ -507,9 +517,11 @@ def axis_periods(
         for i, r in enumerate(carried)
     ]
     if _share(cols) >= _PERIOD_SHARE and _share(cols) >= _share(rows):
-        return "col", cols, title_period
+        return "col", running_totals(cols, unit_line), title_period
     if _share(rows) >= _PERIOD_SHARE:
-        rows = _chronological(row_labels, carried, _since_year(carried, rows), kinds)
+        checked = _chronological(row_labels, carried, _since_year(carried, rows), kinds)
+        rows = since_to_date(rows, checked)
+        rows = running_totals(rows, unit_line)  # after the order check, which reads years
         if (
             not (title or "").strip()
             and STOCK_WORDS.search(" ".join(col_labels))

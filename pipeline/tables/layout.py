@@ -346,7 +346,25 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     )
     if figures and (label or len(figures) >= 2) and not prose and not heads:
         return RowLine(line, "body", label, values)
+    if _nil_period_row(label, values):
+        return RowLine(line, "body", label, values)
     return RowLine(line, "text")
+
+
+_PERIOD_STUB = re.compile(r"^\W*(18|19|20)\d\d(\s*[-\u2013\u2014]\s*[A-Za-z]{3,}\.?)?\W*$")
+_NIL_MARK = re.compile(r"[-\u2013\u2014=:~.]+")
+
+
+def _nil_period_row(label: list[Chunk], values: list[Chunk]) -> bool:
+    """A year row whose entries are all nil marks ("1936 : - - - = = - - -", the first
+    year of the Old-Age and Survivors Insurance Trust Fund, 1941-01 p21): a body row
+    of nils, not a head line; read as a head it put "1936" into the stub head."""
+    text = " ".join(c.text for c in label)
+    return (
+        bool(_PERIOD_STUB.match(text))
+        and len(values) >= 3
+        and all(_NIL_MARK.fullmatch(c.text.strip()) for c in values)
+    )
 
 
 def _one_phrase(line: Line, height: float) -> bool:

@@ -503,6 +503,33 @@ def _cumulative(text: str, year: int) -> Period:
     return Period("cumulative_to_date", None, end, f"cumulative to {_day_text(end)}")
 
 
+# a unit line that counts every figure from the start ("(Cumulative - In millions of
+# dollars)", OCR's "Cumalative" too): one letter of the word may be misread
+_CUMULATIVE_UNIT = re.compile(r"^\W*cum[a-z]{1,2}lative\b", re.IGNORECASE)
+_RUNNING_FROM = frozenset({"fiscal_year", "calendar_year", "month", "as_of_date"})
+
+
+def running_totals(periods: list[Period | None], unit_line: str) -> list[Period | None]:
+    """Under a unit line "(Cumulative - In millions of dollars)" (1941-01 p21, the Old-Age
+    and Survivors Insurance Trust Fund) a row "1937" under "End of fiscal year" or
+    "1940-July" is the running total from the fund's start to the end of that fiscal
+    year or month: cumulative to that day, not the year's or month's flow. A period with
+    no end of its own (a year of unknown kind, a quarter, a year to date) names none."""
+    if not _CUMULATIVE_UNIT.match(unit_line or ""):
+        return periods
+    out: list[Period | None] = []
+    for p in periods:
+        if p is None or p is NOT_A_PERIOD:
+            out.append(p)
+        elif p.kind in _RUNNING_FROM and p.end is not None:
+            out.append(
+                Period("cumulative_to_date", None, p.end, f"cumulative to {_day_text(p.end)}")
+            )
+        else:
+            out.append(NOT_A_PERIOD)
+    return out
+
+
 _COUNT_WORDS = {w: i for i, w in enumerate(
     "one two three four five six seven eight nine ten eleven twelve".split(), start=1
 )}  # fmt: skip

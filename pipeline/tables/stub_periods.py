@@ -10,14 +10,19 @@ of :mod:`pipeline.tables.periods`, which reads one label into a period.
 
 from __future__ import annotations
 
+import calendar
 import re
 
 from pipeline.tables.periods import (
     _CUMULATIVE,
     _MONTH,
+    _MONTH_NAME,
     _TO_DATE,
     _YEAR,
     _YEAR_AND_WORD,
+    NOT_A_PERIOD,
+    Period,
+    _day_text,
     _month_name,
     month_number,
     split_glued_year,
@@ -235,4 +240,125 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
         if _MONTH.search(label) or len(words) > 1 or len(label) > 24 or _NOT_YEAR_ROW.search(label):
             continue
         out[j] = str(best + j)
+    return out
+
+
+# a row that prints a month and a day of it, nothing else ("Feb. 7", "February 14")
+_MONTH_DAY_ROW = re.compile(r"^\W*([A-Za-z]{3,9})\.?\s+(\d{1,2})\W*$")
+# context words that make a day the end of a flow (a week's, a span's), not a position
+_DAY_ENDS_FLOW = re.compile(r"\bweeks?\b|\bweekly\b|\bdaily\b|\bduring\b|\bthrough\b", re.I)
+
+
+def title_month_days(labels: list[str], title: str, context: str = "") -> list[str]:
+    """Day rows under a title that names one month: "Feb. 7", "Feb. 14", ... under
+    "Short-Term Foreign Assets ... for February 1940" (1940-05 p59, nine panels of the
+    Wednesdays of the month) -> "Feb. 7, 1940": the days of that month in the title's year,
+    positions on those days (as a day always reads).
+
+    Only when the title prints exactly one month and one year, every month-and-day row
+    names that month; a day the month does not have ("Feb. 31") leaves its run undated.
+    A run (rows whose days count up) that prints a day no other run prints, where the
+    stub has several runs, is undated too: panels repeat their dates, and a day out of
+    step ("Feb. 7", "Feb. 24", "Feb. 21") splits a run into pieces that do not match.
+    A context that makes a day the end of a flow
+    ("Week ended", "during") dates none. Other labels are returned unchanged.
+    """
+    months = {month_number(m.group(1)) for m in _MONTH_NAME.finditer(title or "")}
+    years = set(_YEAR.findall(title or ""))
+    if len(months) != 1 or len(years) != 1 or _DAY_ENDS_FLOW.search(f"{title} {context}"):
+        return labels
+    (month,), (year,) = months, years
+    days: dict[int, int] = {}
+    for i, label in enumerate(labels):
+        m = _MONTH_DAY_ROW.match(label or "")
+        if not m or not _MONTH_NAME.fullmatch(m.group(1)):
+            continue
+        if month_number(m.group(1)) != month:
+            return labels  # another month: the rows are not the days of the title's
+        days[i] = int(m.group(2))
+    last_day = calendar.monthrange(int(year), month)[1]
+    runs = _runs(days)
+    out = list(labels)
+    for run in runs:
+        values = [days[i] for i in run]
+        others = {days[i] for r in runs if r is not run for i in r}
+        if not all(1 <= d <= last_day for d in values):
+            continue
+        if len(runs) > 1 and not set(values) <= others:
+            continue  # panels repeat their dates: a day no other run prints is a misread
+        for i in run:
+            out[i] = f"{_month_name(month)} {days[i]}, {year}"
+    return out
+
+
+def _runs(days: dict[int, int]) -> list[list[int]]:
+    """Day rows grouped into runs: consecutive rows whose days count up. A row whose day
+    is not after the row above opens a new run (the next panel's "Feb. 7" after
+    "Feb. 28"; or a misread day, which the check across runs then finds)."""
+    out: list[list[int]] = []
+    for i in sorted(days):
+        if out and out[-1][-1] == i - 1 and days[i] > days[i - 1]:
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return out
+
+
+# a month row whose year is four characters, some of them letters ("1g47-July")
+_SPELLED_MONTH_ROW = re.compile(r"^(\W*)(\w{4})(\s*[-\u2013\u2014~]\s*[A-Za-z].*)$")
+_ANNUAL_YEAR = re.compile(r"^\W*(1[89]\d\d|20\d\d)(?!\d)(?!\s*[-\u2013\u2014~]\s*[A-Za-z])")
+
+
+def spelled_month_rows(labels: list[str]) -> list[str]:
+    """A month row whose year OCR spelled with a letter for a digit ("1g47-July" under
+    annual rows 1940 ... 1949, 1948-05 p18: the 9 of an old typewriter face read as "g")
+    -> "1947-July", when it names a month and that year lies within the years of the
+    table's annual rows (or one past them). Other labels are returned unchanged."""
+    annual = [int(m.group(1)) for label in labels if (m := _ANNUAL_YEAR.match(label or ""))]
+    if len(annual) < 2:
+        return labels
+    out = list(labels)
+    for i, label in enumerate(labels):
+        m = _SPELLED_MONTH_ROW.match(label or "")
+        if not m or not _MONTH.match(m.group(3).lstrip(" -\u2013\u2014~")):
+            continue
+        year = _lookalike_year(m.group(2))
+        if year is not None and min(annual) - 1 <= year <= max(annual) + 1:
+            out[i] = f"{m.group(1)}{year}{m.group(3)}"
+    return out
+
+
+def since_to_date(parsed: list[Period | None], checked: list[Period | None]) -> list[Period | None]:
+    """ "1957 to date" at the foot of a stub that runs from 1957 (1967-08 p24, Federal
+    Disability Insurance Trust Fund: 1957 ... 1967p, 1968 (Est.), 1966-July ... 1967-June,
+    then "1957 to date") is the total since the start of fiscal year 1957 through the
+    last month the stub prints (June 1967): cumulative to that month's end.
+
+    ``parsed`` are the rows as read ("1957 to date" a fiscal year to date), ``checked``
+    the same after the order check (which made it no period: the stub prints 1957 as a
+    whole year). Only a to-date row below every other dated row, whose year opens the
+    stub's first annual row, and whose stub's months run at least to the end of its
+    last annual row (estimates aside), is dated; others stay as checked."""
+    annual = [
+        (i, p) for i, p in enumerate(checked)
+        if p is not None and p.kind in ("fiscal_year", "calendar_year") and p.start
+    ]  # fmt: skip
+    months = [p.end for p in checked if p is not None and p.kind == "month"]
+    out = list(checked)
+    for i, p in enumerate(parsed):
+        if (
+            p is None
+            or p.kind != "year_to_date"
+            or p.start is None
+            or checked[i] is not NOT_A_PERIOD
+            or not annual
+            or not months
+            or any(q is not None and q is not NOT_A_PERIOD for q in checked[i + 1 :])
+            or annual[0][1].start != p.start
+            or max(months) < max(q.end for _, q in annual)
+        ):
+            continue
+        end = max(months)
+        since = p.text.removesuffix(" to date")
+        out[i] = Period("cumulative_to_date", p.start, end, f"{since} through {_day_text(end)}")
     return out

@@ -897,3 +897,146 @@ def test_a_year_run_to_a_month_is_a_year_to_date_not_the_month(head, context, ki
     the half-year total as June's. With no fiscal or calendar word the start is unknown."""
     p = parse_period(head, context)
     assert (p.kind, p.start, p.end) == (kind, start, end)
+
+
+def test_day_rows_under_a_title_naming_one_month_are_positions_on_those_days() -> None:
+    """1940-05 p59 (Short-Term Foreign Assets as Reported by Banks and Bankers in the
+    United States for February 1940): each panel ("TOTAL SHORT-TERM FOREIGN ASSETS:",
+    "Banks own deposits abroad:", ...) prints the rows "Feb. 7", "Feb. 14", "Feb. 21",
+    "Feb. 28" with no year; the title's year dates them. They named no period."""
+    import polars as pl
+
+    from pipeline.tables.stub_periods import title_month_days
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    page = Page()
+    title = "Short-Term Foreign Assets as Reported by Banks for February 1940"
+    page.centred(title, 1275, 300)
+    page.centred("(In thousands of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["Grand total", "France", "Italy", "Canada"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 430 + 2 * PITCH
+    for heading in ("TOTAL ASSETS:", "Banks own deposits abroad:"):
+        page.text(heading, LEFT, y)
+        y += PITCH
+        for day in (7, 14, 21, 28):
+            page.text(f"Feb. {day}", LEFT + 40, y)
+            for x1 in COLS:
+                page.right("3,993", x1, y)
+            y += PITCH
+    _, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    got = [(r["period_kind"], str(r["period_end"])) for r in rows.to_dicts()]
+    days = [("as_of_date", f"1940-02-{d:02d}") for d in (7, 14, 21, 28)]
+    assert got == days + days
+
+    # a day of another month, a day the month lacks, a day no other panel prints (a
+    # misread), a title naming two months, or a week's flow: no date
+    week = ["Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28"]
+    assert title_month_days(week + ["Mar. 6"], title) == week + ["Mar. 6"]
+    assert title_month_days(["Feb. 30"], title) == ["Feb. 30"]
+    misread = ["Feb. 7", "Feb. 24", "Feb. 21", "Feb. 28"]
+    got = title_month_days(week + misread, title)
+    assert got[4:] == ["Feb. 7", "Feb. 24", "February 21, 1940", "February 28, 1940"]
+    assert title_month_days(week, "Assets, January and February 1940") == week
+    assert title_month_days(week, "Receipts for weeks of February 1940") == week
+
+
+def test_a_cumulative_unit_line_makes_the_rows_running_totals_and_a_nil_year_row_is_a_row() -> None:
+    """1941-01 p21 (Receipts and Expenditures, Federal Old-Age and Survivors Insurance
+    Trust Fund, "(Cumulative - In millions of dollars)", stub head "End of fiscal year or
+    month"): the first row "1936" prints only dashes. Read as a head line it put "1936"
+    into the stub head (no row had a period); the rows are totals from the fund's start
+    to the end of each fiscal year or month, never the year's or month's flow."""
+
+    from pipeline.tables.periods import running_totals
+    from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+    page = Page()
+    page.centred("Receipts and Expenditures, Federal Old-Age and Survivors Insurance", 1275, 300)
+    page.centred("(Cumalative - In millions of dollars)", 1275, 360)  # as OCR read it
+    page.text("End of", LEFT, 430)
+    page.text("fiscal year", LEFT, 430 + PITCH)
+    page.text("or month", LEFT, 430 + 2 * PITCH)
+    for x1, head in zip(COLS, ["Receipts", "Expenditures", "Balance", "Investments"], strict=True):
+        page.centred(head, x1 - 90, 430 + PITCH)
+    y = 430 + 4 * PITCH
+    page.text("1936", LEFT, y)
+    page.text(":", LEFT + 300, y)  # the dashes as OCR read them: two rules as "="
+    for x1, mark in zip(COLS, ["-", "=", "=", "-"], strict=True):
+        page.right(mark, x1, y)
+    for label in ("1937", "1938", "1940-July", "August"):
+        y += PITCH
+        page.text(label, LEFT, y)
+        for x1 in COLS:
+            page.right("267.3", x1, y)
+    tables, cells = _table(page)
+    assert tables["stub_head"][0] == "End of fiscal year or month"
+    assert tables["col_labels"][0].to_list() == [
+        "Receipts",
+        "Expenditures",
+        "Balance",
+        "Investments",
+    ]
+    rows = cells.group_by("row_idx").first().sort("row_idx")  # the nil row: cells of marks
+    got = [(r["row_label"], r["period_kind"], str(r["period_end"])) for r in rows.to_dicts()]
+    assert got == [
+        ("1936", "cumulative_to_date", "1936-06-30"),
+        ("1937", "cumulative_to_date", "1937-06-30"),
+        ("1938", "cumulative_to_date", "1938-06-30"),
+        ("1940-July", "cumulative_to_date", "1940-07-31"),
+        ("August", "cumulative_to_date", "1940-08-31"),
+    ]
+    # a year of unknown kind, a quarter: no end of their own to run to
+    year = parse_period("1937")
+    quarter = parse_period("First quarter 1940")
+    assert running_totals([year, quarter, None], "(Cumulative)") == [
+        NOT_A_PERIOD,
+        NOT_A_PERIOD,
+        None,
+    ]
+    assert running_totals([year], "(In millions of dollars)") == [year]
+
+
+def test_a_month_rows_year_spelled_with_a_letter_for_a_digit_dates_the_months_below() -> None:
+    """1948-05 p18 (Receipts and Expenditures by Major Classifications): "1g47-July" (the
+    9 read as "g") under annual rows 1940 ... 1949 left July 1947 ... November undated;
+    1940-05 p73 "19h0-Jan." (4 read as "h") the months of 1940."""
+    from pipeline.tables.axes import axis_periods
+    from pipeline.tables.stub_periods import spelled_month_rows
+
+    labels = ["1945", "1946", "1947", "1g47-July", "August", "September"]
+    _, periods, _ = axis_periods(["Net", "Receipts"], labels, "Receipts", "Fiscal year or month")
+    assert [p.key for p in periods[3:]] == [
+        ("month", "1947-07-01", "1947-07-31"),
+        ("month", "1947-08-01", "1947-08-31"),
+        ("month", "1947-09-01", "1947-09-30"),
+    ]
+    # far from the annual years, no month, or no annual years: left as read
+    assert spelled_month_rows(["1945", "1946", "1g57-July"])[2] == "1g57-July"
+    assert spelled_month_rows(["1945", "1946", "1g47-Total"])[2] == "1g47-Total"
+    assert spelled_month_rows(["1g47-July", "August"]) == ["1g47-July", "August"]
+
+
+def test_a_to_date_row_at_the_foot_of_a_stub_from_its_year_is_the_total_since() -> None:
+    """1967-08 p24 (Table 9, Federal Disability Insurance Trust Fund): "1957 to date p"
+    below 1957 ... 1967p, 1968 (Est.), 1966-July ... 1967-June is the total from the
+    start of fiscal year 1957 through June 1967 (Table 10: "1966 to date" from 1966)."""
+    from pipeline.tables.axes import axis_periods
+
+    labels = ["1957", "1958", "1959", "1960 (Est.)", "1959-May", "June", "1957 to date"]
+    _, periods, _ = axis_periods(
+        ["Total", "Benefits"], labels, "Trust Fund", "Fiscal year or month"
+    )
+    assert periods[-1].key == ("cumulative_to_date", "1956-07-01", "1959-06-30")
+    # a stub that does not start at its year, a to-date row above other rows, or months
+    # that stop before the last year ends: no period
+    later = ["1956", *labels[:-1], "1957 to date"]
+    _, periods, _ = axis_periods(["Total", "Benefits"], later, "Trust Fund", "Fiscal year or month")
+    assert periods[-1] is NOT_A_PERIOD
+    above = ["1957", "1958", "1959", "1957 to date", "1959-May", "June"]
+    _, periods, _ = axis_periods(["Total", "Benefits"], above, "Trust Fund", "Fiscal year or month")
+    assert periods[3] is NOT_A_PERIOD
+    short = ["1957", "1958", "1959", "1958-July", "Aug.", "1957 to date"]
+    _, periods, _ = axis_periods(["Total", "Benefits"], short, "Trust Fund", "Fiscal year or month")
+    assert periods[-1] is NOT_A_PERIOD
