@@ -1,0 +1,60 @@
+"""Row labels that name a security by coupon, maturity month and year (Survey of
+Ownership tables of federal agency securities), on layouts taken from real pages."""
+
+from __future__ import annotations
+
+from pipeline.tables.lines import clean_label
+from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+
+def _agency_securities_page(rows: list[tuple[str, str, str, str, str]]) -> Page:
+    page = Page()
+    page.centred("Section II - Securities Issued by Federal Agencies", 1275, 300)
+    page.centred("(Par values - in millions of dollars)", 1275, 360)
+    page.centred("Total", COLS[1] - 60, 430)
+    page.centred("Banks", COLS[2] - 60, 430)
+    y = 500
+    for coupon, month, years, rest, fig in rows:
+        # typed at tab stops: the coupon, the month, the years a gutter past the month
+        page.text(coupon, LEFT, y)
+        page.text(month, LEFT + 140, y)
+        page.text(years, LEFT + 420, y)
+        page.text(rest, LEFT + 520, y)
+        page.right(fig, COLS[1], y)
+        page.right("1", COLS[2], y)
+        y += PITCH
+    return page
+
+
+def test_the_maturity_years_after_a_coupon_and_month_are_part_of_the_label() -> None:
+    """1948-05 p43 (Federal Land Banks: "1-1/4% May 1950-52 (Bonds)...(taxable)", 154 ...)
+    and 1953-09 p41 ("2-5/8 May 1956 (taxable)"): the years stand at their own tab stop,
+    several word-spaces past a short month. They are the security's maturity, not a
+    first figure: the label keeps them, the leaders between its parts read as a space,
+    and no column of years is made."""
+    page = _agency_securities_page(
+        [
+            ("1-1/2%", "October", "1948-50", "(Bonds)...(taxable)", "154"),
+            ("1-1/4%", "May", "1950-52", "(Bonds)...(taxable)", "209"),
+            ("2-5/8", "May", "1956", "(taxable)", "157"),
+        ]
+    )
+    tables, cells = _table(page)
+    labels = cells.sort("row_idx")["row_label"].unique(maintain_order=True).to_list()
+    assert labels == [
+        "1-1/2% October 1948-50 (Bonds) (taxable)",
+        "1-1/4% May 1950-52 (Bonds) (taxable)",
+        "2-5/8 May 1956 (taxable)",
+    ]
+    assert tables["n_cols"][0] == 2
+    assert sorted(cells.filter(cells["row_idx"] == 1)["text"].to_list()) == ["1", "209"]
+
+
+def test_leaders_inside_a_label_read_as_a_space() -> None:
+    """1948-05 p43: "1948 (Notes)...(taxable)" — the name, its leaders and the tax status
+    typed at their end; a trailing run of leaders is still dropped."""
+    assert clean_label("1-1/4% September 1948 (Notes)...(taxable)") == (
+        "1-1/4% September 1948 (Notes) (taxable)"
+    )
+    assert clean_label("Debentures .......... (taxable)") == "Debentures (taxable)"
+    assert clean_label("Total Federal Land Bank bonds......") == "Total Federal Land Bank bonds"
