@@ -37,7 +37,7 @@ from pipeline.tables.preamble import read_preamble, unit_heads
 from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
-from pipeline.tables.stub_periods import repair_year_run
+from pipeline.tables.stub_periods import extend_year_runs, repair_year_run
 from pipeline.tables.titles import is_numbered_title, split_title
 from pipeline.tables.units import is_unit_line, read_table_unit, read_unit
 
@@ -578,7 +578,7 @@ def read_table(
     )
     labels, _ = repair_period_stub(labels)
     labels = repair_day_rows(labels)
-    labels = repair_year_run(footnoted_month_rows(labels))
+    labels = extend_year_runs(repair_year_run(footnoted_month_rows(labels)))
     # (words of four letters or more: a stub head's three-letter OCR debris does not
     # make the kind of its years doubtful; nor does a one-letter slip of a period word the
     # period reader reads anyway, "caleadar year or month", 1940-05 p73)

@@ -236,3 +236,52 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
             continue
         out[j] = str(best + j)
     return out
+
+
+_YEAR_STEM = re.compile(r"^[\s.,:;'`]*(\d{2,3})[\s.,:;'`]*$")
+_BARE_YEAR = re.compile(r"^[\s.,:;'`]*((?:18|19|20)\d\d)[\s.,:;'`]*$")
+
+
+def extend_year_runs(labels: list[str]) -> list[str]:
+    """Year stubs OCR cut short or misread at either end of a run, restored from it.
+
+    Two or more consecutive rows printing consecutive years ("1937", "1938") are a run.
+    Walking out of it, a row whose stub is the opening digits of its position's year
+    ("193" before "1937" for 1936; "19" after "1939" for 1940: OCR lost the last digits
+    of a typewritten year) takes that year, and so, past the run's end, does a year one
+    digit off in its decade or century ("1959", "1969", "1909" after "1937", "1938" for
+    1939: no year but 1939 can follow, and the last digit, the one a real jump would
+    change, agrees). The walk stops at the first row that is none of these (a blank, a
+    word, a month): nothing is guessed past it.
+    """
+    years = {i: int(m.group(1)) for i, lb in enumerate(labels) if (m := _BARE_YEAR.match(lb or ""))}
+    out = list(labels)
+    runs = [i for i in years if years.get(i + 1) == years[i] + 1]
+    for i in runs:
+        if years.get(i - 1) != years[i] - 1:  # the run's first row: walk up
+            j = i - 1
+            while j >= 0 and _stem_of(out[j], years[i] - (i - j)):
+                out[j] = str(years[i] - (i - j))
+                j -= 1
+    for i in [k + 1 for k in runs]:
+        if years.get(i + 1) != years[i] + 1:  # the run's last row: walk down
+            j = i + 1
+            while j < len(out) and (
+                _stem_of(out[j], years[i] + (j - i)) or _decade_slip(out[j], years[i] + (j - i))
+            ):
+                out[j] = str(years[i] + (j - i))
+                j += 1
+    return out
+
+
+def _stem_of(label: str | None, year: int) -> bool:
+    m = _YEAR_STEM.match(label or "")
+    return bool(m) and str(year).startswith(m.group(1))
+
+
+def _decade_slip(label: str | None, year: int) -> bool:
+    m = _BARE_YEAR.match(label or "")
+    if not m:
+        return False
+    read = m.group(1)
+    return read[-1] == str(year)[-1] and one_digit_off(int(read), year)

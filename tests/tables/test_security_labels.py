@@ -58,3 +58,24 @@ def test_leaders_inside_a_label_read_as_a_space() -> None:
     )
     assert clean_label("Debentures .......... (taxable)") == "Debentures (taxable)"
     assert clean_label("Total Federal Land Bank bonds......") == "Total Federal Land Bank bonds"
+
+
+def test_year_stubs_cut_short_or_misread_at_a_runs_ends_take_their_positions_year() -> None:
+    """1940-05 p20 (three panels of calendar years 1935-1940 stacked in one stub, read
+    "1935", "193", "1937", "1938", "1959", "19") and 1941-01 p21 ("1937", "1938", "1909",
+    "19"): a stub that opens like its position's year, or a year slipped in its decade
+    past the run's end, is that year. A blank, a word, a jump in the last digit or a
+    lone year stop the walk."""
+    from pipeline.tables.stub_periods import extend_year_runs
+
+    panel = ["1935", "193", "1937", "1938", "1959", "19"]
+    assert extend_year_runs(panel) == ["1935", "1936", "1937", "1938", "1939", "1940"]
+    assert extend_year_runs(["1937", "1938", "1909", "19", "1940-July"]) == [
+        "1937", "1938", "1939", "1940", "1940-July"
+    ]  # fmt: skip
+    # a real jump (last digit differs), a blank, a word or a single year: left as read
+    assert extend_year_runs(["1937", "1938", "1930"]) == ["1937", "1938", "1930"]
+    assert extend_year_runs(["1937", "1938", "1948"]) == ["1937", "1938", "1948"]
+    assert extend_year_runs(["1937", "1938", "", "19"]) == ["1937", "1938", "", "19"]
+    assert extend_year_runs(["Expenditures 193", "1937", "1938"])[0] == "Expenditures 193"
+    assert extend_year_runs(["193", "1937", "19"]) == ["193", "1937", "19"]
