@@ -364,6 +364,43 @@ def _month_in_style(month: int, neighbours: list[str]) -> str:
     return full if _MONTH_NAMES[month] in ("may", "june", "july") else _MONTH_SHORT[month]
 
 
+def _lost_stub(label: str | None, month: int) -> bool:
+    """A stub OCR lost (no letter or digit read) or cut to the opening letter or two of
+    the month its place gives ("M" for May)."""
+    text = (label or "").strip()
+    if not re.search(r"[A-Za-z0-9]", text):
+        return True
+    return bool(re.fullmatch(r"[A-Za-z]{1,2}\.?", text)) and _MONTH_NAMES[month].startswith(
+        text.rstrip(".").lower()
+    )
+
+
+def _fill_lost_month_runs(out: list[str], months: dict[int, int]) -> None:
+    """Several stubs in a row OCR lost between two months exactly as many months apart
+    as rows ("Apr.", "M", "", "", "", "Sept.", 1939-12 p63): each takes its place's
+    month, unless a January (which prints its year) would fall among them."""
+    i = 0
+    while i < len(out):
+        if i in months or i - 1 not in months:
+            i += 1
+            continue
+        k = i
+        while k < len(out) and k not in months:
+            k += 1
+        first = months[i - 1]
+        fits = (
+            k < len(out)
+            and (months[k] - first) % 12 == k - i + 1
+            and all((first + j - i + 1) % 12 != 0 for j in range(i, k))
+            and all(_lost_stub(out[j], (first + j - i + 1) % 12) for j in range(i, k))
+        )
+        if fits:
+            for j in range(i, k):
+                months[j] = (first + j - i + 1) % 12
+                out[j] = _month_in_style(months[j], [out[i - 1], out[k]])
+        i = k + 1
+
+
 def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """Month and year rows OCR misread in a period stub, restored from their neighbours,
     with the (read, restored) pairs.
@@ -408,6 +445,7 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
             continue  # not one month apart, or a January (which prints its year)
         out[i] = _month_in_style(month, [out[i - 1], out[i + 1]])
         months[i] = month
+    _fill_lost_month_runs(out, months)
     years = {}
     for i, label in enumerate(out):
         m = re.match(r"^\s*(\d{4})\b", label or "")

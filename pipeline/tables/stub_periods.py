@@ -251,27 +251,39 @@ def extend_year_runs(labels: list[str]) -> list[str]:
     of a typewritten year) takes that year, and so, past the run's end, does a year one
     digit off in its decade or century ("1959", "1969", "1909" after "1937", "1938" for
     1939: no year but 1939 can follow, and the last digit, the one a real jump would
-    change, agrees). The walk stops at the first row that is none of these (a blank, a
-    word, a month): nothing is guessed past it.
+    change, agrees). A blank row is crossed when the row past it is one of these ("193",
+    "", "1935" for 1933, 1934, 1935). The walk stops at the first row that is none of
+    these (a word, a month, a blank with nothing such past it): nothing is guessed past it.
     """
     years = {i: int(m.group(1)) for i, lb in enumerate(labels) if (m := _BARE_YEAR.match(lb or ""))}
     out = list(labels)
     runs = [i for i in years if years.get(i + 1) == years[i] + 1]
     for i in runs:
         if years.get(i - 1) != years[i] - 1:  # the run's first row: walk up
-            j = i - 1
-            while j >= 0 and _stem_of(out[j], years[i] - (i - j)):
-                out[j] = str(years[i] - (i - j))
-                j -= 1
+            _walk(out, i, years[i], -1, _stem_of)
     for i in [k + 1 for k in runs]:
         if years.get(i + 1) != years[i] + 1:  # the run's last row: walk down
-            j = i + 1
-            while j < len(out) and (
-                _stem_of(out[j], years[i] + (j - i)) or _decade_slip(out[j], years[i] + (j - i))
-            ):
-                out[j] = str(years[i] + (j - i))
-                j += 1
+            _walk(out, i, years[i], 1, lambda lb, y: _stem_of(lb, y) or _decade_slip(lb, y))
     return out
+
+
+def _walk(out: list[str], i: int, year: int, step: int, fits) -> None:
+    """From row ``i`` (printing ``year``) outwards by ``step``, restore rows that
+    ``fits``; a blank row is crossed only when the row past it fits."""
+    j = i + step
+    while 0 <= j < len(out):
+        y = year + (j - i)
+        if fits(out[j], y):
+            out[j] = str(y)
+        elif (
+            not re.search(r"[A-Za-z0-9]", out[j] or "")
+            and 0 <= j + step < len(out)
+            and fits(out[j + step], y + step)
+        ):
+            out[j] = str(y)
+        else:
+            return
+        j += step
 
 
 def _stem_of(label: str | None, year: int) -> bool:

@@ -76,6 +76,32 @@ def test_year_stubs_cut_short_or_misread_at_a_runs_ends_take_their_positions_yea
     # a real jump (last digit differs), a blank, a word or a single year: left as read
     assert extend_year_runs(["1937", "1938", "1930"]) == ["1937", "1938", "1930"]
     assert extend_year_runs(["1937", "1938", "1948"]) == ["1937", "1938", "1948"]
-    assert extend_year_runs(["1937", "1938", "", "19"]) == ["1937", "1938", "", "19"]
+    assert extend_year_runs(["1937", "1938", "", "Total"]) == ["1937", "1938", "", "Total"]
     assert extend_year_runs(["Expenditures 193", "1937", "1938"])[0] == "Expenditures 193"
     assert extend_year_runs(["193", "1937", "19"]) == ["193", "1937", "19"]
+
+
+def test_a_blank_year_stub_is_crossed_when_the_stub_past_it_opens_its_year() -> None:
+    """1939-12 p63 (Net Movement of Gold, calendar years 1933-1938 read "193", "",
+    "1935" ... "1938"): the blank row between the run and a cut-short stub is 1934."""
+    from pipeline.tables.stub_periods import extend_year_runs
+
+    read = ["193", "", "1935", "1936", "1937", "1938", "1938-Nov."]
+    assert extend_year_runs(read)[:2] == ["1933", "1934"]
+    # a blank with nothing past it that opens a year is left
+    assert extend_year_runs(["", "", "1935", "1936"])[:2] == ["", ""]
+    assert extend_year_runs(["1935", "1936", "", "Total"])[2:] == ["", "Total"]
+
+
+def test_several_month_stubs_lost_between_two_months_as_far_apart_take_their_months() -> None:
+    """1939-12 p63 (third panel: "Apr.", "M", "", "", "", "Sept." for April to
+    September 1939): four rows lost between months five apart are May to August. A gap
+    that does not match the months' distance, a January inside it, or a stub that reads
+    as something else is left as read."""
+    from pipeline.tables.labels import repair_period_stub
+
+    read = ["1939-Jan.", "Feb.", "Mar.", "Apr.", "M", "", "", "", "Sept.", "Oct."]
+    assert repair_period_stub(read)[0][4:8] == ["May", "June", "July", "Aug."]
+    assert repair_period_stub(["Apr.", "", "", "Sept."])[0] == ["Apr.", "", "", "Sept."]
+    assert repair_period_stub(["Nov.", "", "", "Feb."])[0] == ["Nov.", "", "", "Feb."]
+    assert repair_period_stub(["Apr.", "Total", "", "July"])[0][1] == "Total"
