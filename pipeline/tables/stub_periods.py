@@ -238,7 +238,7 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     return out
 
 
-_YEAR_STEM = re.compile(r"^[\s.,:;'`]*(\d{2,3})[\s.,:;'`]*$")
+_YEAR_STEM = re.compile(r"^[\s.,:;'`]*(\d{1,3})[\s.,:;'`]*$")
 _BARE_YEAR = re.compile(r"^[\s.,:;'`]*((?:18|19|20)\d\d)[\s.,:;'`]*$")
 
 
@@ -247,8 +247,8 @@ def extend_year_runs(labels: list[str]) -> list[str]:
 
     Two or more consecutive rows printing consecutive years ("1937", "1938") are a run.
     Walking out of it, a row whose stub is the opening digits of its position's year
-    ("193" before "1937" for 1936; "19" after "1939" for 1940: OCR lost the last digits
-    of a typewritten year) takes that year, and so, past the run's end, does a year one
+    ("193" before "1937" for 1936; "19" or "1" after "1939" for 1940: OCR lost the last
+    digits of a typewritten year) takes that year, and so, past the run's end, does a year one
     digit off in its decade or century ("1959", "1969", "1909" after "1937", "1938" for
     1939: no year but 1939 can follow, and the last digit, the one a real jump would
     change, agrees). A blank row is crossed when the row past it is one of these ("193",

@@ -83,11 +83,15 @@ def test_year_stubs_cut_short_or_misread_at_a_runs_ends_take_their_positions_yea
 
 def test_a_blank_year_stub_is_crossed_when_the_stub_past_it_opens_its_year() -> None:
     """1939-12 p63 (Net Movement of Gold, calendar years 1933-1938 read "193", "",
-    "1935" ... "1938"): the blank row between the run and a cut-short stub is 1934."""
+    "1935" ... "1938"): the blank row between the run and a cut-short stub (down to its
+    first digit) is 1934."""
     from pipeline.tables.stub_periods import extend_year_runs
 
     read = ["193", "", "1935", "1936", "1937", "1938", "1938-Nov."]
     assert extend_year_runs(read)[:2] == ["1933", "1934"]
+    # 1940-05 p20 (Receipts 1935-1940 read "1935" ... "1938", "", "1"): the first digit
+    # alone still opens the year past the blank
+    assert extend_year_runs(["1936", "1937", "1938", "", "1"])[3:] == ["1939", "1940"]
     # a blank with nothing past it that opens a year is left
     assert extend_year_runs(["", "", "1935", "1936"])[:2] == ["", ""]
     assert extend_year_runs(["1935", "1936", "", "Total"])[2:] == ["", "Total"]
