@@ -475,8 +475,32 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
         if m and _month_of(m.group(5).split()[0]) is not None and (glued or m.group(3) not in "-"):
             # "1948—January", "1967~January" (a dash OCR read as another glyph)
             out[i] = f"{m.group(1)}{m.group(2)}-{m.group(4)}{m.group(5)}"
+    _restore_month_row_years(out)
     fixes = [(a, b) for a, b in zip(labels, out, strict=True) if a != b]
     return out, fixes
+
+
+_TYPED_FOUR_YEAR_MONTH = re.compile(
+    r"^(\s*)(1[89hk][0-9hk]{2}|20[0-9hk]{2})(\s*[-\u2013\u2014]\s*)(\S.*)$"
+)
+
+
+def _restore_month_row_years(out: list[str]) -> None:
+    """A month row whose year prints the typewriter 4 OCR reads as "h" or "k" ("19h0-Jan."
+    after "1939-Apr." ... "Dec.", 1940-05 p73) is that year when a month row above
+    dates the same year or the one before: the run vouches for it."""
+    for i, label in enumerate(out):
+        m = _TYPED_FOUR_YEAR_MONTH.match(label or "")
+        if not m or m.group(2).isdigit() or _month_of(m.group(4).split()[0]) is None:
+            continue
+        year = int(m.group(2).replace("h", "4").replace("k", "4"))
+        above = {
+            int(a.group(1))
+            for lb in out[:i]
+            if (a := re.match(r"^\s*(\d{4})\s*[-\u2013\u2014]\s*[A-Za-z]", lb or ""))
+        }
+        if above & {year - 1, year}:
+            out[i] = f"{m.group(1)}{year}{m.group(3)}{m.group(4)}"
 
 
 # --- dated rows of one month: "Feb. 7", "Feb. 14", ... (weekly figures) -------------

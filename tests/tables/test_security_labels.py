@@ -109,3 +109,14 @@ def test_several_month_stubs_lost_between_two_months_as_far_apart_take_their_mon
     assert repair_period_stub(["Apr.", "", "", "Sept."])[0] == ["Apr.", "", "", "Sept."]
     assert repair_period_stub(["Nov.", "", "", "Feb."])[0] == ["Nov.", "", "", "Feb."]
     assert repair_period_stub(["Apr.", "Total", "", "July"])[0][1] == "Total"
+
+
+def test_a_month_rows_year_with_its_4_read_as_h_is_restored_when_the_run_vouches() -> None:
+    """1940-05 p73 ("1939-Apr." ... "Dec.", "19h0-Jan."): the typewriter 4 read as "h";
+    the month rows above date 1939, so the January row is 1940. With no dated month row
+    above of that year or the one before, it stays as read."""
+    from pipeline.tables.labels import repair_period_stub
+
+    read = ["1938", "1939", "1939-Apr.", "May", "Nov.", "Dec.", "19h0-Jan.", "Feb."]
+    assert repair_period_stub(read)[0][6] == "1940-Jan."
+    assert repair_period_stub(["1934", "19h0-Jan.", "Feb."])[0][1] == "19h0-Jan."
