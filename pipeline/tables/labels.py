@@ -364,6 +364,43 @@ def _month_in_style(month: int, neighbours: list[str]) -> str:
     return full if _MONTH_NAMES[month] in ("may", "june", "july") else _MONTH_SHORT[month]
 
 
+def _lost_stub(label: str | None, month: int) -> bool:
+    """A stub OCR lost (no letter or digit read) or cut to the opening letter or two of
+    the month its place gives ("M" for May)."""
+    text = (label or "").strip()
+    if not re.search(r"[A-Za-z0-9]", text):
+        return True
+    return bool(re.fullmatch(r"[A-Za-z]{1,2}\.?", text)) and _MONTH_NAMES[month].startswith(
+        text.rstrip(".").lower()
+    )
+
+
+def _fill_lost_month_runs(out: list[str], months: dict[int, int]) -> None:
+    """Several stubs in a row OCR lost between two months exactly as many months apart
+    as rows ("Apr.", "M", "", "", "", "Sept.", 1939-12 p63): each takes its place's
+    month, unless a January (which prints its year) would fall among them."""
+    i = 0
+    while i < len(out):
+        if i in months or i - 1 not in months:
+            i += 1
+            continue
+        k = i
+        while k < len(out) and k not in months:
+            k += 1
+        first = months[i - 1]
+        fits = (
+            k < len(out)
+            and (months[k] - first) % 12 == k - i + 1
+            and all((first + j - i + 1) % 12 != 0 for j in range(i, k))
+            and all(_lost_stub(out[j], (first + j - i + 1) % 12) for j in range(i, k))
+        )
+        if fits:
+            for j in range(i, k):
+                months[j] = (first + j - i + 1) % 12
+                out[j] = _month_in_style(months[j], [out[i - 1], out[k]])
+        i = k + 1
+
+
 def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
     """Month and year rows OCR misread in a period stub, restored from their neighbours,
     with the (read, restored) pairs.
@@ -408,6 +445,7 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
             continue  # not one month apart, or a January (which prints its year)
         out[i] = _month_in_style(month, [out[i - 1], out[i + 1]])
         months[i] = month
+    _fill_lost_month_runs(out, months)
     years = {}
     for i, label in enumerate(out):
         m = re.match(r"^\s*(\d{4})\b", label or "")
@@ -437,8 +475,32 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
         if m and _month_of(m.group(5).split()[0]) is not None and (glued or m.group(3) not in "-"):
             # "1948—January", "1967~January" (a dash OCR read as another glyph)
             out[i] = f"{m.group(1)}{m.group(2)}-{m.group(4)}{m.group(5)}"
+    _restore_month_row_years(out)
     fixes = [(a, b) for a, b in zip(labels, out, strict=True) if a != b]
     return out, fixes
+
+
+_TYPED_FOUR_YEAR_MONTH = re.compile(
+    r"^(\s*)(1[89hk][0-9hk]{2}|20[0-9hk]{2})(\s*[-\u2013\u2014]\s*)(\S.*)$"
+)
+
+
+def _restore_month_row_years(out: list[str]) -> None:
+    """A month row whose year prints the typewriter 4 OCR reads as "h" or "k" ("19h0-Jan."
+    after "1939-Apr." ... "Dec.", 1940-05 p73) is that year when a month row above
+    dates the same year or the one before: the run vouches for it."""
+    for i, label in enumerate(out):
+        m = _TYPED_FOUR_YEAR_MONTH.match(label or "")
+        if not m or m.group(2).isdigit() or _month_of(m.group(4).split()[0]) is None:
+            continue
+        year = int(m.group(2).replace("h", "4").replace("k", "4"))
+        above = {
+            int(a.group(1))
+            for lb in out[:i]
+            if (a := re.match(r"^\s*(\d{4})\s*[-\u2013\u2014]\s*[A-Za-z]", lb or ""))
+        }
+        if above & {year - 1, year}:
+            out[i] = f"{m.group(1)}{year}{m.group(3)}{m.group(4)}"
 
 
 # --- dated rows of one month: "Feb. 7", "Feb. 14", ... (weekly figures) -------------

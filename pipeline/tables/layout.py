@@ -37,7 +37,7 @@ from pipeline.tables.preamble import read_preamble, unit_heads, unit_over_column
 from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
-from pipeline.tables.stub_periods import repair_year_run
+from pipeline.tables.stub_periods import extend_year_runs, repair_year_run
 from pipeline.tables.titles import is_numbered_title, split_title
 from pipeline.tables.units import is_unit_line, read_table_unit, read_unit, scale_free_note
 
@@ -47,6 +47,16 @@ _DATE_TO_DAY = re.compile(
     r",\s+(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?$", re.I
 )
 _DATE_TO_YEAR = re.compile(r",\s+[A-Z][a-z]{2,8}\.?\s+\d{1,2},$")
+# A security named by its coupon and maturity month ("2-5/8 June", "1-1/4% April",
+# "2.30% August"): the maturity year (or call-and-maturity years) printed next is part
+# of the name ("2-5/8 June 1954 (Debentures)", "1-1/2% October 1948-50"), not a figure,
+# though typed at its own tab stop, several word-spaces past a short month.
+_COUPON_TO_MONTH = re.compile(
+    r"^\d{1,2}(-\d/\w+|\.\d{1,3})?%?\s+(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)"
+    r"[a-z]*\.?$",
+    re.I,
+)
+_MATURITY_YEAR = re.compile(r"(19|20)\d\d(-\d\d)?")
 _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
 # Figures a column head prints among its words: "Within 1 year", "1-5 years", "20 years
 # or more" (maturity classes). A line of such figures *and* words is a head line.
@@ -463,6 +473,11 @@ def split_label(
                 )
             )
         )
+        dated = dated or (
+            bool(_COUPON_TO_MONTH.match(text))
+            and bool(_MATURITY_YEAR.fullmatch(chunk.text.strip()))
+            and chunk.x0 - label[-1].x1 < 8 * height
+        )
         # the day of a stub that is a month alone ("Feb." | "7"): a one-digit day is set
         # right-aligned under the two-digit days, a gutter's width from the month
         dated = dated or (
@@ -591,7 +606,7 @@ def read_table(
     )
     labels, _ = repair_period_stub(labels)
     labels = repair_day_rows(labels)
-    labels = repair_year_run(footnoted_month_rows(labels))
+    labels = extend_year_runs(repair_year_run(footnoted_month_rows(labels)))
     # (words of four letters or more: a stub head's three-letter OCR debris does not
     # make the kind of its years doubtful; nor does a one-letter slip of a period word the
     # period reader reads anyway, "caleadar year or month", 1940-05 p73)

@@ -89,6 +89,9 @@ _LEADER_TAIL = re.compile(
 )
 # Leaders followed by a footnote mark OCR glued to them ("Rural Administration.....6+").
 _LEADER_MARK_TAIL = re.compile(r"\s*\.{3,}[.\s]*\S{0,4}$")
+# leaders run between two parts of a label ("1948 (Notes)...(taxable)": a name, its
+# leaders, and the tax status typed at the end of them) stand for a space
+_LEADER_INSIDE = re.compile(r"(?<=[A-Za-z)])\s*\.{3,}\s*(?=[(A-Za-z])")
 
 
 @dataclass
@@ -389,5 +392,6 @@ def clean_label(text: str) -> str:
     """A row label without its dot leaders and rule glyphs."""
     text = _LEADER_TAIL.sub("", text)
     text = _LEADER_MARK_TAIL.sub("", text)
+    text = _LEADER_INSIDE.sub(" ", text)
     text = text.strip(" |[]{}!¦;,")
     return re.sub(r"\s+", " ", text)

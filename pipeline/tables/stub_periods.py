@@ -362,3 +362,64 @@ def since_to_date(parsed: list[Period | None], checked: list[Period | None]) -> 
         since = p.text.removesuffix(" to date")
         out[i] = Period("cumulative_to_date", p.start, end, f"{since} through {_day_text(end)}")
     return out
+
+
+_YEAR_STEM = re.compile(r"^[\s.,:;'`]*(\d{1,3})[\s.,:;'`]*$")
+_BARE_YEAR = re.compile(r"^[\s.,:;'`]*((?:18|19|20)\d\d)[\s.,:;'`]*$")
+
+
+def extend_year_runs(labels: list[str]) -> list[str]:
+    """Year stubs OCR cut short or misread at either end of a run, restored from it.
+
+    Two or more consecutive rows printing consecutive years ("1937", "1938") are a run.
+    Walking out of it, a row whose stub is the opening digits of its position's year
+    ("193" before "1937" for 1936; "19" or "1" after "1939" for 1940: OCR lost the last
+    digits of a typewritten year) takes that year, and so, past the run's end, does a year one
+    digit off in its decade or century ("1959", "1969", "1909" after "1937", "1938" for
+    1939: no year but 1939 can follow, and the last digit, the one a real jump would
+    change, agrees). A blank row is crossed when the row past it is one of these ("193",
+    "", "1935" for 1933, 1934, 1935). The walk stops at the first row that is none of
+    these (a word, a month, a blank with nothing such past it): nothing is guessed past it.
+    """
+    years = {i: int(m.group(1)) for i, lb in enumerate(labels) if (m := _BARE_YEAR.match(lb or ""))}
+    out = list(labels)
+    runs = [i for i in years if years.get(i + 1) == years[i] + 1]
+    for i in runs:
+        if years.get(i - 1) != years[i] - 1:  # the run's first row: walk up
+            _walk(out, i, years[i], -1, _stem_of)
+    for i in [k + 1 for k in runs]:
+        if years.get(i + 1) != years[i] + 1:  # the run's last row: walk down
+            _walk(out, i, years[i], 1, lambda lb, y: _stem_of(lb, y) or _decade_slip(lb, y))
+    return out
+
+
+def _walk(out: list[str], i: int, year: int, step: int, fits) -> None:
+    """From row ``i`` (printing ``year``) outwards by ``step``, restore rows that
+    ``fits``; a blank row is crossed only when the row past it fits."""
+    j = i + step
+    while 0 <= j < len(out):
+        y = year + (j - i)
+        if fits(out[j], y):
+            out[j] = str(y)
+        elif (
+            not re.search(r"[A-Za-z0-9]", out[j] or "")
+            and 0 <= j + step < len(out)
+            and fits(out[j + step], y + step)
+        ):
+            out[j] = str(y)
+        else:
+            return
+        j += step
+
+
+def _stem_of(label: str | None, year: int) -> bool:
+    m = _YEAR_STEM.match(label or "")
+    return bool(m) and str(year).startswith(m.group(1))
+
+
+def _decade_slip(label: str | None, year: int) -> bool:
+    m = _BARE_YEAR.match(label or "")
+    if not m:
+        return False
+    read = m.group(1)
+    return read[-1] == str(year)[-1] and one_digit_off(int(read), year)
