@@ -13,7 +13,7 @@ from pipeline.tables.lines import Chunk, is_leader, merge_chunks
 from pipeline.tables.numbers import parse_number
 
 if TYPE_CHECKING:
-    from pipeline.tables.layout import RowLine
+    from pipeline.tables.line_kinds import RowLine
 
 
 def find_columns(body: list[RowLine], height: float) -> list[Column]:

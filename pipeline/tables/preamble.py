@@ -17,7 +17,7 @@ from pipeline.tables.units import read_unit
 
 if TYPE_CHECKING:
     from pipeline.tables.headers import Column
-    from pipeline.tables.layout import RowLine
+    from pipeline.tables.line_kinds import RowLine
 
 _SOURCE_NOTE = re.compile(r"^\W{0,2}(source|note)s?\s*:", re.IGNORECASE)
 

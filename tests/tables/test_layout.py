@@ -471,7 +471,7 @@ def test_a_wrapped_date_line_is_not_a_month_span_head() -> None:
     """1939-12 p32 (Major Financing Operations): the call date "Dec. 15, 1965" wrapped
     under its row ("Dee." "15," "1965" as OCR chunked it) has a year but no month span:
     not a head line. The p85 head "2008 2009 Jan. - June" is one."""
-    from pipeline.tables.layout import _month_span_head
+    from pipeline.tables.line_kinds import _month_span_head
     from pipeline.tables.lines import Chunk
     from pipeline.tables.numbers import parse_number
 

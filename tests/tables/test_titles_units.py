@@ -546,7 +546,7 @@ def test_a_title_line_with_a_count_is_no_head_line() -> None:
     """1939-12 p68, right table: "Ratios of Index of Wholesale Prices in 39 Countries" is
     one phrase (words a word-space apart) with a figure among its words - title text,
     not column heads with head figures ("Within 1 year" spread over the columns)."""
-    from pipeline.tables.layout import classify_line
+    from pipeline.tables.line_kinds import classify_line
     from pipeline.tables.lines import assign_lines, page_lines
 
     page = Page()
