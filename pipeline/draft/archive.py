@@ -271,6 +271,7 @@ def _ambiguity(
     page: int,
     garbled_head: str = "",
     twin_periods: frozenset = frozenset(),
+    periods_misread: str = "",
 ) -> str:
     """Why a question naming this cell may be read as naming another one.
 
@@ -282,6 +283,8 @@ def _ambiguity(
     names_column = axis == "row" or bool(r.get("dimension"))
     if names_column and garbled_head:
         return garbled_head
+    if axis == "col" and periods_misread:
+        return periods_misread
     if axis == "col" and not r.get("dimension") and _period_key(r) in twin_periods:
         # 1967-08 "Foreign Credit and Debit Balances": "December 1966" under the credit
         # and the debit spanners, the spanner read over one of them only
@@ -397,6 +400,21 @@ def build_archive(
             if r.get("period_kind") and r.get("period_axis") == "col":
                 columns_of[_period_key(r)].add(int(r["col_idx"]))
         twin_periods = frozenset(k for k, cols in columns_of.items() if len(cols) > 1)
+        # on a scanned page, columns that print the same period with no dimension told
+        # apart mean the head reader lost words of the heads, and no column's period is
+        # sure (1967-08 p107: three columns read "Calendar year / 1967", and "1967
+        # through June p", the January-June total, read as "1967 / June")
+        bare_twins = {
+            k
+            for k in twin_periods
+            if not any(r.get("dimension") for r in every if _period_key(r) == k)
+        }
+        periods_misread = (
+            f"scanned column heads repeat a period ({len(bare_twins)} over several columns): "
+            "no column's period is sure"
+            if bare_twins and t.get("word_source") == "ocr"
+            else ""
+        )
         for r in every:  # every printed period of every series, anchored or not
             period = period_of(r)
             item, _ = _item(r, axis, repeated)
@@ -435,7 +453,14 @@ def build_archive(
                 identity_ids=tuple(r.get("identity_ids") or ()),
                 doubt=tuple(r.get("label_doubt") or ()),
                 ambiguity=_ambiguity(
-                    r, axis, shaky, twins, int(r["page_no"]), garbled_head, twin_periods
+                    r,
+                    axis,
+                    shaky,
+                    twins,
+                    int(r["page_no"]),
+                    garbled_head,
+                    twin_periods,
+                    periods_misread,
                 ),
                 dimension=(r.get("dimension") or "") if axis != "row" else "",
             )

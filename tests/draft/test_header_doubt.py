@@ -202,3 +202,36 @@ def test_a_table_continued_over_pages_with_sections_named_alike_is_ambiguous() -
     assert {f.table_id for f in facts} == {target, twin}
     for f in facts:
         assert any("another table under the same name" in p for p in fact_problems(f)), f
+
+
+def test_scanned_heads_repeating_a_period_leave_no_column_period_sure() -> None:
+    """1967-08 p107 (scanned): three columns read "Calendar year / 1967" and the "1967
+    through June p" column (January-June) read "1967 / June"; a key took the half-year
+    total as June's. On an OCR page, a period printed over several columns with no
+    dimension between them means words of the heads were lost: no column is dated."""
+    frames = sample_frames(seed=3)
+    cells = frames["table_cells"]
+    target = cells.filter(pl.col("period_axis") == "col")["table_id"][0]
+    _scanned(frames, target)
+    table = cells.filter(pl.col("table_id") == target)
+    first, second = sorted(set(table["col_idx"]))[:2]
+    start, end, text, kind = (
+        table.filter(pl.col("col_idx") == first)
+        .select("period_start", "period_end", "period_text", "period_kind")
+        .row(0)
+    )
+    twin = (pl.col("table_id") == target) & (pl.col("col_idx") == second)
+    frames["table_cells"] = cells.with_columns(
+        period_start=pl.when(twin).then(pl.lit(start)).otherwise("period_start"),
+        period_end=pl.when(twin).then(pl.lit(end)).otherwise("period_end"),
+        period_text=pl.when(twin).then(pl.lit(text)).otherwise("period_text"),
+        period_kind=pl.when(twin).then(pl.lit(kind)).otherwise("period_kind"),
+    )
+    # the twin column printed but not anchored (as on the page): no two facts collide
+    frames["anchored_cells"] = frames["anchored_cells"].filter(
+        ~((pl.col("table_id") == target) & (pl.col("col_idx") == second))
+    )
+    facts = [f for f in _facts(frames) if f.table_id == target]
+    assert facts and {f.col_idx for f in facts} - {first}
+    for f in facts:
+        assert any("repeat a period" in p for p in fact_problems(f)), f
