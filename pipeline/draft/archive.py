@@ -205,8 +205,11 @@ def _item(r: dict, axis: str, repeated: set[str]) -> tuple[str, str]:
     if axis == "row":
         item = item_words(r["col_label"])
         parent = r.get("row_parent") or ""
-        if parent:
-            # the panel the period rows sit in ("Series E and EE", "Calendar years")
+        if parent and not _PERIOD_HEADING.fullmatch(parent):
+            # the panel the period rows sit in ("Series E and EE"); a heading that only
+            # names the rows' kind ("Calendar years:", "Months") is said by the period
+            # itself, and under it a stub may continue into another kind (audit v6: a
+            # December 2005 month row asked as "... (calendar years)", 2006-12 SBN-3)
             item = f"{item} ({parent[0].lower()}{parent[1:]})"
         return item, r["col_label"] or ""
     label = r["row_label"] or ""
@@ -217,6 +220,11 @@ def _item(r: dict, axis: str, repeated: set[str]) -> tuple[str, str]:
     if r.get("dimension"):
         item = f"{item} ({r['dimension']})"
     return item, label
+
+
+_PERIOD_HEADING = re.compile(
+    r"\W*((fiscal|calendar)\s+(years?|year\s+or\s+month)|months?|quarters?)\W*", re.IGNORECASE
+)
 
 
 def _period_key(r: dict) -> tuple:

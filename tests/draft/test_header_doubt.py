@@ -235,3 +235,21 @@ def test_scanned_heads_repeating_a_period_leave_no_column_period_sure() -> None:
     assert facts and {f.col_idx for f in facts} - {first}
     for f in facts:
         assert any("repeat a period" in p for p in fact_problems(f)), f
+
+
+def test_a_heading_that_only_names_the_rows_kind_is_not_part_of_the_item() -> None:
+    """2006-12 SBN-3: month rows continue under the "Calendar years" heading; a December
+    2005 value was asked as "Sales plus accrued discount (calendar years)", which reads as
+    the calendar year 2005 row. A panel name ("Series E and EE") stays in the item."""
+    frames = sample_frames(seed=3)
+    cells = frames["table_cells"]
+    target = cells.filter(pl.col("period_axis") == "row")["table_id"][0]
+    mine = pl.col("table_id") == target
+    for parent, kept in (("Calendar years:", False), ("Series E and EE", True)):
+        frames["table_cells"] = cells.with_columns(
+            row_parent=pl.when(mine).then(pl.lit(parent)).otherwise("row_parent")
+        )
+        items = {f.item for f in _facts(frames) if f.table_id == target}
+        assert items
+        assert all(("(series e and ee)" in i.lower()) == kept for i in items), items
+        assert not any("calendar years" in i.lower() for i in items), items
