@@ -350,14 +350,14 @@ def scan_dpi(page: pymupdf.Page) -> float | None:
     return ((largest["width"] / (box.width / 72)) * (largest["height"] / (box.height / 72))) ** 0.5
 
 
-def effective_dpi(page: pymupdf.Page, render_dpi: float) -> tuple[float, bool]:
-    """(effective DPI of the page image, whether the page is a scan).
+def effective_dpi(native: float | None, render_dpi: float) -> tuple[float, bool]:
+    """(effective DPI of the page image, whether the page is a scan), from the page's
+    ``scan_dpi``.
 
     A scan is a page whose images cover at least half its area; its DPI is the
     resolution of the largest image over the box it is drawn in, capped by the
     render DPI (rendering cannot add detail). Vector pages get the render DPI.
     """
-    native = scan_dpi(page)
     if native is None:
         return float(render_dpi), False
     if native <= 0:
@@ -365,10 +365,10 @@ def effective_dpi(page: pymupdf.Page, render_dpi: float) -> tuple[float, bool]:
     return float(min(native, render_dpi)), True
 
 
-def page_render_dpi(page: pymupdf.Page, render_dpi: int) -> int:
-    """The DPI a page is rendered at: the build's, or a denser scan's own density up to
-    ``MAX_SCAN_RENDER_DPI`` (never fewer pixels than the build's render)."""
-    native = scan_dpi(page)
+def page_render_dpi(native: float | None, render_dpi: int) -> int:
+    """The DPI a page whose ``scan_dpi`` is ``native`` is rendered at: the build's, or a
+    denser scan's own density up to ``MAX_SCAN_RENDER_DPI`` (never fewer pixels than the
+    build's render)."""
     if not native or native <= render_dpi * DENSER_SCAN_FACTOR:
         return render_dpi
     return max(render_dpi, min(round(native), MAX_SCAN_RENDER_DPI))
@@ -391,10 +391,11 @@ def render_pages(blob_url: str, pdf_sha: str, render_dpi: int) -> pl.DataFrame:
                 pixels = (page.rect.width / 72 * render_dpi) * (page.rect.height / 72 * render_dpi)
                 if pixels > MAX_RENDER_PIXELS:
                     raise ValueError(f"{pixels / 1e6:.0f} MP at {render_dpi} DPI exceeds the limit")
-                page_dpi = page_render_dpi(page, render_dpi)
+                native = scan_dpi(page)  # the page's image list is read once
+                page_dpi = page_render_dpi(native, render_dpi)
                 if pixels * (page_dpi / render_dpi) ** 2 > MAX_RENDER_PIXELS:
                     page_dpi = render_dpi  # a dense scan of a huge page: the build's DPI
-                dpi, scanned = effective_dpi(page, page_dpi)
+                dpi, scanned = effective_dpi(native, page_dpi)
                 pix = page.get_pixmap(dpi=page_dpi, colorspace=pymupdf.csGRAY, alpha=False)
                 gray = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.stride)
                 gray = gray[:, : pix.w]
