@@ -404,19 +404,18 @@ def build_archive(
         twins = statements_in_volume.get((t["doc_id"], name), set())
         garbled_head = _garbled_head(t, every)
         columns_of: dict[tuple, set[int]] = defaultdict(set)
+        dimensioned: set[tuple] = set()  # periods some column tells apart by a dimension
         for r in every:
             if r.get("period_kind") and r.get("period_axis") == "col":
                 columns_of[_period_key(r)].add(int(r["col_idx"]))
+            if r.get("dimension"):
+                dimensioned.add(_period_key(r))
         twin_periods = frozenset(k for k, cols in columns_of.items() if len(cols) > 1)
         # on a scanned page, columns that print the same period with no dimension told
         # apart mean the head reader lost words of the heads, and no column's period is
         # sure (1967-08 p107: three columns read "Calendar year / 1967", and "1967
         # through June p", the January-June total, read as "1967 / June")
-        bare_twins = {
-            k
-            for k in twin_periods
-            if not any(r.get("dimension") for r in every if _period_key(r) == k)
-        }
+        bare_twins = twin_periods - dimensioned
         periods_misread = (
             f"scanned column heads repeat a period ({len(bare_twins)} over several columns): "
             "no column's period is sure"

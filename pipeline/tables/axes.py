@@ -18,6 +18,7 @@ from datetime import timedelta
 from itertools import product
 
 from pipeline.tables.periods import (
+    DAY_DATE,
     MONTH_WORD,
     NOT_A_PERIOD,
     STOCK_WORDS,
@@ -426,13 +427,6 @@ def read_stub_head(lines: list[list], edge: float) -> str:
     return " ".join(words)
 
 
-_DAY_IN_HEADING = re.compile(
-    r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s*"
-    r"(18|19|20)\d\d\b",
-    re.IGNORECASE,
-)
-
-
 def position_heading(lines: list[str]) -> str:
     """A heading above a page's tables that names a position on one day, set in
     capitals: "TREASURY SURVEY OF OWNERSHIP, JUNE 30, 1967" (1967-08 p76, 1953-09 p41,
@@ -444,7 +438,7 @@ def position_heading(lines: list[str]) -> str:
             len(letters) >= 8
             and upper >= 0.8 * len(letters)
             and STOCK_WORDS.search(line)
-            and len(_DAY_IN_HEADING.findall(line)) == 1
+            and len(DAY_DATE.findall(line)) == 1
             and len(re.findall(r"\b(?:18|19|20)\d\d\b", line)) == 1  # not "1983 AND 1982"
         ):
             return line

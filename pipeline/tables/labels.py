@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from pipeline.tables.lexicon import SLIP_COST, slip_cost
+from pipeline.tables.periods import MONTHS
 
 _FOOTNOTE_MARKS = re.compile(r"(?<=\S)\s*(?:\d{1,2}/|\(\d{1,2}\)|\*{1,3})(?=\s|$|[,:;.])")
 _TRAILING_DIGIT = re.compile(r"(?<=[A-Za-z.)])\s+\d$")
@@ -297,11 +298,9 @@ def label_problems(label: str) -> list[str]:
 
 # --- period stubs: months and years OCR misread, restored from the run they sit in --
 
-_MONTH_NAMES = (
-    "january february march april may june july august september october november december"
-).split()
+_MONTH_NAMES = MONTHS
 _MONTH_SHORT = "Jan. Feb. Mar. Apr. May June July Aug. Sept. Oct. Nov. Dec.".split()
-_MONTH_KEYS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH_KEYS = [m[:3] for m in MONTHS]
 # "1948-January", "1948—Jamary", "1947July", "Fed", "Septenher", "1948-J amary": an
 # optional year (as read, maybe misread) and separator, then one word that should name
 # a month (OCR may split off its first letter)

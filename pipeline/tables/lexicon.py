@@ -20,6 +20,8 @@ import polars as pl
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from pipeline.tables.periods import MONTHS
+
 MIN_LENGTH = 4  # shorter words ("of", "and", "tax") are too easily one edit from another
 CONFIDENT = 90.0  # OCR confidence above which a word counts as read right ...
 MIN_DOCS = 2  # ... when it is read so in at least this many documents
@@ -156,7 +158,7 @@ def _other_ending(read: str, word: str) -> bool:
     return read[:-1] == word or word[:-1] == read
 
 
-_MONTH_KEYS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_MONTH_KEYS = [m[:3] for m in MONTHS]
 
 
 def _month_like(word: str) -> bool:

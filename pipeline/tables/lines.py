@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 import polars as pl
+from rapidfuzz.distance import Levenshtein
 
 from pipeline.tables.labels import month_abbreviation_like
 from pipeline.tables.numbers import ParsedNumber, parse_number
@@ -44,8 +45,6 @@ _MONTH_KEYS = ("jan", "feb", "mar", "apr", "may", "jun", "june", "jul", "july", 
 
 
 def _month_like(text: str) -> bool:
-    from rapidfuzz.distance import Levenshtein
-
     w = text.lower().rstrip(".")
     return (
         w.isalpha()

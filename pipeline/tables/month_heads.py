@@ -19,11 +19,9 @@ import re
 from pipeline.tables.headers import Column, _territories, _territory_of
 from pipeline.tables.labels import _misread_month, _month_of
 from pipeline.tables.lines import Line
-from pipeline.tables.periods import Period, month_end, parse_period
+from pipeline.tables.periods import MONTHS, Period, month_end, parse_period
 
-_MONTH_NAMES = (
-    "January February March April May June July August September October November December"
-).split()
+_MONTH_NAMES = [m.capitalize() for m in MONTHS]
 _YEAR = re.compile(r"^\W*((?:18|19|20)\d\d)\W*$")
 _WORD = re.compile(r"^[A-Za-z]{2,5}\.?$")
 # "Calendar years 1938 and 1939", "fiscal years 1938, 1939 and 1940"

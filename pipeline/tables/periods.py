@@ -61,6 +61,7 @@ _QUARTER_WORD = re.compile(
 # a year joined to a short word or one digit: a month row ("1939-Mar.") or its misreading
 _YEAR_AND_WORD = re.compile(r"\b(1[89]\d\d|20\d\d)\s*[-\u2013\u2014]\s*([A-Za-z]{1,6}|\d)\b")
 _DAY_DATE = re.compile(rf"\b({_MONTH_ALT})[a-z]*\.?\s+(\d{{1,2}}),?\s*(1[89]\d\d|20\d\d)\b", re.I)
+DAY_DATE = _DAY_DATE  # a day named anywhere in a text ("Sept. 30, 1940")
 _ESTIMATE = re.compile(r"\bestimated?\b|\best\.|\bprojected\b|\bbudget estimate", re.IGNORECASE)
 _TO_DATE = re.compile(r"\bto\s+date\b|\byear[- ]to[- ]date\b|\bytd\b", re.IGNORECASE)
 _CUMULATIVE = re.compile(r"\binception\b|\bcumulative\b|\borganization\b", re.IGNORECASE)
