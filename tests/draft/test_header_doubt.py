@@ -90,13 +90,12 @@ def test_one_doubtful_head_on_a_scanned_table_names_no_column() -> None:
     assert all("header block" not in " ".join(fact_problems(f)) for f in facts if f not in hit)
 
 
-def test_a_period_over_two_columns_without_a_dimension_is_ambiguous() -> None:
-    """1967-08 "Foreign Credit and Debit Balances": "December 1966" heads a credit and a
-    debit column, the spanner read over one of them only; a question naming only the
-    period and the row could mean either."""
-    frames = sample_frames(seed=3)
+def _print_twice(
+    frames: dict[str, pl.DataFrame], target: str, dimension: str | None
+) -> tuple[int, int]:
+    """The second column of ``target`` given the first column's period (and, if given,
+    a ``dimension`` of its own): one period printed over two columns. Returns both."""
     cells = frames["table_cells"]
-    target = cells.filter(pl.col("period_axis") == "col")["table_id"][0]
     table = cells.filter(pl.col("table_id") == target)
     first, second = sorted(set(table["col_idx"]))[:2]
     start, end, text, kind = (
@@ -105,13 +104,25 @@ def test_a_period_over_two_columns_without_a_dimension_is_ambiguous() -> None:
         .row(0)
     )
     twin = (pl.col("table_id") == target) & (pl.col("col_idx") == second)
-    frames["table_cells"] = cells.with_columns(
-        period_start=pl.when(twin).then(pl.lit(start)).otherwise("period_start"),
-        period_end=pl.when(twin).then(pl.lit(end)).otherwise("period_end"),
-        period_text=pl.when(twin).then(pl.lit(text)).otherwise("period_text"),
-        period_kind=pl.when(twin).then(pl.lit(kind)).otherwise("period_kind"),
-        dimension=pl.when(twin).then(pl.lit("Debit balances")).otherwise("dimension"),
-    )
+    update = {
+        "period_start": pl.when(twin).then(pl.lit(start)).otherwise("period_start"),
+        "period_end": pl.when(twin).then(pl.lit(end)).otherwise("period_end"),
+        "period_text": pl.when(twin).then(pl.lit(text)).otherwise("period_text"),
+        "period_kind": pl.when(twin).then(pl.lit(kind)).otherwise("period_kind"),
+    }
+    if dimension is not None:
+        update["dimension"] = pl.when(twin).then(pl.lit(dimension)).otherwise("dimension")
+    frames["table_cells"] = cells.with_columns(**update)
+    return first, second
+
+
+def test_a_period_over_two_columns_without_a_dimension_is_ambiguous() -> None:
+    """1967-08 "Foreign Credit and Debit Balances": "December 1966" heads a credit and a
+    debit column, the spanner read over one of them only; a question naming only the
+    period and the row could mean either."""
+    frames = sample_frames(seed=3)
+    target = frames["table_cells"].filter(pl.col("period_axis") == "col")["table_id"][0]
+    first, second = _print_twice(frames, target, "Debit balances")
     facts = [f for f in _facts(frames) if f.table_id == target]
     bare = [f for f in facts if f.col_idx == first]
     named = [f for f in facts if f.col_idx == second]
@@ -210,23 +221,9 @@ def test_scanned_heads_repeating_a_period_leave_no_column_period_sure() -> None:
     total as June's. On an OCR page, a period printed over several columns with no
     dimension between them means words of the heads were lost: no column is dated."""
     frames = sample_frames(seed=3)
-    cells = frames["table_cells"]
-    target = cells.filter(pl.col("period_axis") == "col")["table_id"][0]
+    target = frames["table_cells"].filter(pl.col("period_axis") == "col")["table_id"][0]
     _scanned(frames, target)
-    table = cells.filter(pl.col("table_id") == target)
-    first, second = sorted(set(table["col_idx"]))[:2]
-    start, end, text, kind = (
-        table.filter(pl.col("col_idx") == first)
-        .select("period_start", "period_end", "period_text", "period_kind")
-        .row(0)
-    )
-    twin = (pl.col("table_id") == target) & (pl.col("col_idx") == second)
-    frames["table_cells"] = cells.with_columns(
-        period_start=pl.when(twin).then(pl.lit(start)).otherwise("period_start"),
-        period_end=pl.when(twin).then(pl.lit(end)).otherwise("period_end"),
-        period_text=pl.when(twin).then(pl.lit(text)).otherwise("period_text"),
-        period_kind=pl.when(twin).then(pl.lit(kind)).otherwise("period_kind"),
-    )
+    first, second = _print_twice(frames, target, None)
     # the twin column printed but not anchored (as on the page): no two facts collide
     frames["anchored_cells"] = frames["anchored_cells"].filter(
         ~((pl.col("table_id") == target) & (pl.col("col_idx") == second))
