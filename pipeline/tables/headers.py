@@ -81,13 +81,6 @@ class _Phrase:
         return (self.x0 + self.x1) / 2
 
 
-def column_paths(
-    header_lines: list[Line], columns: list[Column], height: float, pitch: float
-) -> list[str]:
-    """Header path per column, levels top-down joined by ``" / "``."""
-    return column_heads(header_lines, columns, height, pitch).paths
-
-
 def column_heads(
     header_lines: list[Line], columns: list[Column], height: float, pitch: float
 ) -> ColumnHeads:
