@@ -18,7 +18,7 @@ import polars as pl
 from rapidfuzz import fuzz
 
 from pipeline.tables.axes import cell_periods, position_heading, read_stub_head
-from pipeline.tables.columns import find_columns, place_row
+from pipeline.tables.columns import find_columns
 from pipeline.tables.continued import join_continued
 from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.labels import (
@@ -390,9 +390,7 @@ def read_table(
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
-    labels, read_labels, parents, placed_rows = read_stub(
-        block, columns, height, pitch, lexicon, place_row
-    )
+    labels, read_labels, parents, placed_rows = read_stub(block, columns, height, pitch, lexicon)
     labels, _ = repair_period_stub(labels)
     labels = repair_day_rows(labels)
     labels = extend_year_runs(repair_year_run(footnoted_month_rows(labels)))

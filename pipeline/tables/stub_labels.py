@@ -2,16 +2,16 @@
 lines joined, whether they stand over the figures' line or under it, marks stripped,
 OCR slips corrected by the archive's lexicon) and the stub heading it sits under.
 
-Works on the body and inner lines of a ``layout.TableBlock``; ``place_row`` (passed in
-by the layout, which owns the columns) splits a row into label and placed figures.
+Works on the body and inner lines of a ``layout.TableBlock``; ``columns.place_row``
+splits a row into label and placed figures.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
+from pipeline.tables.columns import place_row
 from pipeline.tables.labels import (
     StubTree,
     continues_label,
@@ -33,7 +33,6 @@ def read_stub(
     height: float,
     pitch: float,
     lexicon: Lexicon | None,
-    place_row: Callable,
 ) -> tuple[list[str], list[str], list[str], list[dict]]:
     """Per body row of ``block``: its label, its label as read (before lexicon
     corrections), its parent heading ("" if none) and its figures placed in columns."""
