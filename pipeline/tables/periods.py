@@ -355,9 +355,9 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         return quarter
     if _THROUGH.search(text):
         return NOT_A_PERIOD  # "Feb.-May 1940": a span of months, never its first month
-    if not _ESTIMATE.search(text) and re.search(r"\(\s*[A-Za-z]{2,6}\.?\s*(\)|$)", text):
-        # "1968 (Zet.)", "1954 (Ret.": a year qualified by a word OCR garbled (an estimate?
-        # preliminary?)
+    if not _ESTIMATE.search(text) and re.search(r"\(\s*[A-Za-z]{2,12}\.?\s*(\)|$)", text):
+        # "1968 (Zet.)", "1954 (Ret.", "1949 (Zetiaated)": a year qualified by a word OCR
+        # garbled (an estimate? preliminary?)
         return NOT_A_PERIOD
     if _ESTIMATE.search(text):
         fiscal = not _CALENDAR.search(both)

@@ -1,0 +1,73 @@
+"""The kind of a table's period rows, read from what its stub prints (word boxes laid out
+like the real pages cited in each test)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+CW = 20.0
+
+
+def _fiscal_stub_table(kind_word: str, kind_conf: float, rows: list[tuple[str, float]]) -> Page:
+    """A "Fiscal year or month" table: the stub head's first word as OCR read it (text,
+    confidence), then year rows (each label word with its confidence)."""
+    page = Page()
+    page.centred("Table 1.- Receipts and Expenditures by Major Classifications", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.text(kind_word, LEFT, 430, conf=kind_conf)
+    page.text("year", LEFT + (len(kind_word) + 1) * CW, 430)
+    for x1, head in zip(COLS, ["Total", "Receipts", "Expenditures", "Net"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    page.text("or month", LEFT, 430 + PITCH)
+    y = 430 + 2.5 * PITCH
+    for label in rows:
+        x = LEFT
+        for word, conf in label:
+            page.text(word, x, y, conf=conf)
+            x += (len(word) + 1) * CW
+        for x1 in COLS:
+            page.right("1,820", x1, y)
+        y += PITCH
+    return page
+
+
+@pytest.mark.parametrize(
+    ("kind_word", "conf", "kind"),
+    [
+        ("Wiscal", 0.0, "fiscal_year"),  # 1948-05 p18
+        ("VWiecal", 9.8, "fiscal_year"),  # 1941-01 p21
+        ("Meoal", 0.0, "year"),  # 1948-05 p17 Table 9: too garbled to tell
+        ("casas", 15.0, "year"),  # 1940-05 p73 ("calendar"): nearer "fiscal", but far
+    ],
+)
+def test_a_garbled_kind_word_before_year_is_read_as_it(kind_word, conf, kind) -> None:
+    """1948-05 p18 (Receipts and Expenditures by Major Classifications) prints "Fiscal
+    year or month" over year rows 1940 ... 1947; OCR read "Fiscal" as "Wiscal" at
+    confidence 0 (1941-01 p21: "VWiecal", confidence 10, the broken F read as two letters).
+    Dropped as rule noise, the stub head was "year or month" and the years of unknown kind.
+    A low-confidence word just before "year" that is within one edit of "fiscal" (two
+    keeping its last letters) and far from "calendar" is that word; a word as garbled as
+    "Meoal" or "casas" is neither, and the years stay of unknown kind."""
+    rows = [[(y, 95.0)] for y in ("1945", "1946", "1947")]
+    tables, cells = _table(_fiscal_stub_table(kind_word, conf, rows))
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["period_kind"].to_list() == [kind] * 3
+
+
+def test_a_garbled_estimate_mark_after_a_year_is_kept() -> None:
+    """1948-05 p18: "1948 (Estimated)" and "1949 (Estimated)" under "Fiscal year or month"
+    came back as "(Betimated)" at confidence 33 and "(Zetiaated)" at 21. Dropped, the rows
+    read "1948", "1949": the estimates stated as the fiscal years' actual figures. Kept,
+    the rows are years qualified by a word OCR garbled: no period."""
+    rows = [
+        [("1946", 95.0)],
+        [("1947", 95.0)],
+        [("1948", 90.0), ("(Betimated)", 33.0)],
+        [("1949", 90.0), ("(Zetiaated)", 21.0)],
+    ]
+    tables, cells = _table(_fiscal_stub_table("Fiscal", 95.0, rows))
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["period_kind"].to_list() == ["fiscal_year", "fiscal_year"] + ["not_a_period"] * 2
