@@ -113,3 +113,23 @@ def test_a_lower_panel_whose_stub_head_is_lost_reads_the_one_above(lower_rows, k
     lower = cells.filter(pl.col("table_no") == 1, pl.col("col_idx") == 0).sort("row_idx")
     assert lower["row_label"].to_list() == lower_rows
     assert lower["period_kind"].to_list() == kinds
+
+
+@pytest.mark.parametrize(
+    ("title", "kind"),
+    [
+        (
+            "Summary Aging Schedule of Gross Accounts and Loans Receivable Due from the "
+            "Public, as of Sept. 30, 1983",
+            "as_of_date",
+        ),
+        ("Treasury bonds due Sept. 30, 1983", "not_a_period"),  # a maturity
+    ],
+)
+def test_due_from_names_a_debtor_not_a_maturity(title, kind) -> None:
+    """1984-06 p88: "... Receivable Due from the Public, as of Sept. 30, 1983" is a position
+    on that day; "due" read as a maturity word made the title no period, and the table's
+    columns undated. "Due from" names who owes; "due" before a date is still a maturity."""
+    from pipeline.tables.periods import parse_period
+
+    assert parse_period(title).kind == kind
