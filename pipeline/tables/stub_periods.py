@@ -108,6 +108,13 @@ def carry_years(labels: list[str]) -> list[str]:
                 dated[i] = last[1]
             else:
                 out.append(label)
+        elif (spelled := _spelled_year_month(text, last, i)) is not None:
+            # "1g4g—January" after "December" (1947): its year spelled with letters OCR
+            # made of the digits, dated by its place in the run when they spell that year
+            year = str(spelled // 12)
+            out.append(f"{_month_name(spelled % 12 + 1)} {year}")
+            last = (i, spelled)
+            dated[i] = spelled
         else:
             if text and not _garbled_stub(text):
                 last = None  # an item, a total or an undated month row ends the run
@@ -125,6 +132,37 @@ def carry_years(labels: list[str]) -> list[str]:
             month = dated[i] + k - i
             out[k] = f"{_month_name(month % 12 + 1)} {month // 12}"
     return out
+
+
+# what OCR makes of a typewritten digit: its own letters (_DIGIT_LOOKALIKE) and "g"/"B"
+# for an 8 as well as a 9
+_EIGHT_LOOKALIKE = frozenset("gB")
+
+
+def _spells(chars: str, year: int) -> bool:
+    """Four characters that read as ``year`` where a letter stands for a digit OCR can
+    make it of ("1g4g" for 1948: the 9 and the 8 of an old face read as "g")."""
+    return len(chars) == 4 and all(
+        c == d or c.translate(_DIGIT_LOOKALIKE) == d or (c in _EIGHT_LOOKALIKE and d == "8")
+        for c, d in zip(chars, str(year), strict=True)
+    )
+
+
+def _spelled_year_month(text: str, last: tuple[int, int] | None, i: int) -> int | None:
+    """The month (year * 12 + month - 1) of a month row whose year OCR spelled with
+    letters ("1g4g—January", 1948-05 p25 Table 4, under "December" 1947), when it
+    stands where its month falls in the run (the month after the row above's) and its
+    letters spell the year that place implies; else None."""
+    m = _SPELLED_MONTH_ROW.match(text)
+    if not m or last is None or not any(ch.isdigit() for ch in m.group(2)):
+        return None
+    month = _MONTH.match(m.group(3).lstrip(" -\u2013\u2014~"))
+    if not month:
+        return None
+    implied = last[1] + i - last[0]
+    if implied % 12 + 1 != month_number(month.group(1)) or not _spells(m.group(2), implied // 12):
+        return None
+    return implied
 
 
 def _date_upward(labels: list[str], out: list[str], dated: dict[int, int], i: int) -> None:

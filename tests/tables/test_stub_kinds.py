@@ -133,3 +133,34 @@ def test_due_from_names_a_debtor_not_a_maturity(title, kind) -> None:
     from pipeline.tables.periods import parse_period
 
     assert parse_period(title).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ("1g4g\u2014January", ["January 1948", "February 1948", "March 1948"]),
+        # its place is February's: left as read, and the months after it undated
+        ("1g4g\u2014February", ["1g4g\u2014February", "March", "April"]),
+        # its letters cannot spell the year its place implies (1948)
+        ("1g5g\u2014January", ["1g5g\u2014January", "February", "March"]),
+    ],
+)
+def test_a_month_row_whose_year_ocr_spelled_is_dated_by_its_place(row, expected) -> None:
+    """1948-05 p25 Table 4 (Special Issues ...), "End of fiscal year or month": after
+    "1947-July" ... "December" the stub prints "1948-January", "February", "March"; OCR
+    read the year "1g4g" (the 9 and the 8 of the typewriter face as "g"), and the three
+    rows were undated. A month row whose year is four characters with letters for digits,
+    standing where its month falls in the run, takes the year its place implies when its
+    letters spell it."""
+    from pipeline.tables.axes import axis_periods
+    from pipeline.tables.stub_periods import carry_years
+
+    run = ["1946", "1947", "1947-July", "August", "September", "October", "November", "December"]
+    rows = [*run, row, *(["February", "March"] if "January" in row else ["March", "April"])]
+    assert carry_years(rows)[-3:] == expected
+    axis, periods, _ = axis_periods(
+        ["Total"], rows, "Special Issues", "End of fiscal year or month"
+    )
+    assert axis == "row"
+    dated = [p is not None and p.kind == "as_of_date" for p in periods[-3:]]
+    assert dated == [e.endswith("1948") for e in expected]
