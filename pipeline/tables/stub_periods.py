@@ -165,6 +165,13 @@ def _spelled_year_month(text: str, last: tuple[int, int] | None, i: int) -> int 
     return implied
 
 
+# a month row whose year is read and whose month OCR cut to a mark or two ("1938-5"); not
+# a span of years ("1938-39", "1941-1945")
+_GARBLED_MONTH_ROW = re.compile(
+    r"^\W*(1[89]\d\d|20\d\d)\s*[-\u2013\u2014~]\s*(?!\d{2}\W*$|\d{4})([^\sA-Za-z]{1,2}|[A-Za-z]{1,2})\W*$"
+)
+
+
 def _date_upward(labels: list[str], out: list[str], dated: dict[int, int], i: int) -> None:
     """Bare month rows above the dated month row ``i``, one month a row back from it, take
     the year their position implies: the run's first row lost its year ("July" for
@@ -173,9 +180,17 @@ def _date_upward(labels: list[str], out: list[str], dated: dict[int, int], i: in
     row, or a month out of step, ends the run."""
     for j in range(i - 1, -1, -1):
         text = (labels[j] or "").strip()
+        implied = dated[i] - (i - j)
+        garbled = _GARBLED_MONTH_ROW.match(text)
+        if j not in dated and garbled and int(garbled.group(1)) == implied // 12:
+            # the run's first row, its year printed and its month garbled ("1938-5" for
+            # "1938-Nov." two rows above "1939-Jan", 1939-12 p63): the month its place
+            # implies, when that month is of the year it prints
+            out[j] = f"{_month_name(implied % 12 + 1)} {implied // 12}"
+            dated[j] = implied
+            return
         if j in dated or _YEAR.search(text):
             return
-        implied = dated[i] - (i - j)
         month = _MONTH.match(text)
         if month and re.fullmatch(r"[A-Za-z]+\.?", text):
             if month_number(month.group(1)) != implied % 12 + 1:

@@ -164,3 +164,23 @@ def test_a_month_row_whose_year_ocr_spelled_is_dated_by_its_place(row, expected)
     assert axis == "row"
     dated = [p is not None and p.kind == "as_of_date" for p in periods[-3:]]
     assert dated == [e.endswith("1948") for e in expected]
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ("1938-5", ["November 1938", "December 1938"]),
+        ("1937-5", ["1937-5", "3 Dee"]),  # not the year its place implies
+        ("1938-39", ["1938-39", "3 Dee"]),  # a span of years, not a month row
+    ],
+)
+def test_a_month_row_whose_month_ocr_garbled_is_dated_by_its_place(row, expected) -> None:
+    """1939-12 p63 (Monetary Stocks of Gold and Silver, "End of fiscal year or month"):
+    after the year rows the stub prints "1938-Nov.", "Dec.", "1939-Jan." ...; OCR read the
+    first two "1938-5" and "3 Dee", and both rows were undated. Counted back from
+    "1939-Jan.", the row two above is November 1938: a row that prints that year with its
+    month cut to a mark or two is that month, and the garbled row between is December."""
+    from pipeline.tables.stub_periods import carry_years
+
+    rows = ["1937", "1938", row, "3 Dee", "1939-Jan", "Feb.", "Mar"]
+    assert carry_years(rows)[2:4] == expected
