@@ -341,7 +341,55 @@ def title_month_days(labels: list[str], title: str, context: str = "") -> list[s
             continue  # panels repeat their dates: a day no other run prints is a misread
         for i in run:
             out[i] = f"{_month_name(month)} {days[i]}, {year}"
+    dated = {i: days[i] for i in days if out[i] != labels[i]}
+    for j, day in _panel_gaps(labels, dated, runs).items():
+        out[j] = f"{_month_name(month)} {day}, {year}"
     return out
+
+
+# a day row OCR garbled: an abbreviated month's three letters however read ("Fed.",
+# "Ted."), then its day or a mark, then figures OCR ran into it ("Fed. 7 Th217")
+_GARBLED_DAY_ROW = re.compile(r"^\W*[A-Za-z]{3}\.\s*(?:(\d{1,2})\b|[A-Za-z]\b|$)")
+
+
+def _panel_gaps(labels: list[str], dated: dict[int, int], runs: list[list[int]]) -> dict[int, int]:
+    """Day rows OCR garbled inside panels that repeat one sequence of days: "Feb. 7",
+    "Feb. 14", "Feb. 21", "Feb. 28" in each of nine panels (1940-05 p59), where "Fed. 7
+    Th217", "Ted. 14 igh eke", "Ted. A" stand for some. When at least two panels print the
+    whole sequence as dated, every other dated run is a piece of it, and a garbled row
+    stands next to a dated row of its panel, it takes the day its place in the sequence
+    gives (the same from the row above and the row below, where both are dated); a day
+    it prints must be that day."""
+    full = [[dated[i] for i in run] for run in runs if all(i in dated for i in run)]
+    longest = max((len(f) for f in full), default=0)
+    seqs = [f for f in full if len(f) == longest]
+    if longest < 2 or len(seqs) < 2 or any(f != seqs[0] for f in seqs):
+        return {}
+    seq = seqs[0]
+    if any(not _in_order(f, seq) for f in full):
+        return {}
+    out: dict[int, int] = {}
+    for j, label in enumerate(labels):
+        m = _GARBLED_DAY_ROW.match(label or "")
+        if j in dated or not m:
+            continue
+        guesses = set()
+        if j - 1 in dated and seq.index(dated[j - 1]) + 1 < len(seq):
+            guesses.add(seq[seq.index(dated[j - 1]) + 1])
+        if j + 1 in dated and seq.index(dated[j + 1]) > 0:
+            guesses.add(seq[seq.index(dated[j + 1]) - 1])
+        if len(guesses) == 1 and (m.group(1) is None or int(m.group(1)) in guesses):
+            out[j] = guesses.pop()
+    return out
+
+
+def _in_order(days: list[int], seq: list[int]) -> bool:
+    """``days`` is a run of consecutive entries of ``seq``."""
+    return (
+        bool(days)
+        and days[0] in seq
+        and seq[seq.index(days[0]) : seq.index(days[0]) + len(days)] == days
+    )
 
 
 def _runs(days: dict[int, int]) -> list[list[int]]:

@@ -184,3 +184,25 @@ def test_a_month_row_whose_month_ocr_garbled_is_dated_by_its_place(row, expected
 
     rows = ["1937", "1938", row, "3 Dee", "1939-Jan", "Feb.", "Mar"]
     assert carry_years(rows)[2:4] == expected
+
+
+def test_a_garbled_day_row_inside_panels_of_one_sequence_takes_its_place_s_day() -> None:
+    """1940-05 p59 (Short-Term Foreign Assets ... for February 1940): nine panels print
+    "Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28"; OCR read some of them "Fed. 7 Th217",
+    "Ted. 14 igh eke", "Ted. A" (a figure run into the stub), and those rows were undated.
+    Inside panels that repeat one sequence of days, a garbled day row next to a dated row
+    of its panel takes the day its place gives; a day it prints must agree, and a row
+    whose neighbours give two different days stays undated."""
+    from pipeline.tables.stub_periods import title_month_days
+
+    title = "Short-Term Foreign Assets as Reported by Banks for February 1940"
+    week = ["Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28"]
+    dated = [f"February {d}, 1940" for d in (7, 14, 21, 28)]
+    got = title_month_days(week + ["Fed. 7 Th217", "Feb. 14", "Feb. 21", "Feb. 28"] + week, title)
+    assert got == dated * 3
+    got = title_month_days(week + week + ["Feb. 7", "Ted. 14 igh eke", "Ted. A", "Feb. 28"], title)
+    assert got == dated * 3
+    # the day it prints is not its place's; one panel only: no sequence to read by
+    got = title_month_days(week + week + ["Feb. 7", "Ted. 21 x", "Feb. 21", "Feb. 28"], title)
+    assert got[9] == "Ted. 21 x"
+    assert title_month_days(["Feb. 7", "Ted. A", "Feb. 21"], title)[1] == "Ted. A"
