@@ -41,6 +41,7 @@ from pipeline.tables.preamble import read_preamble, unit_heads, unit_over_column
 from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
+from pipeline.tables.stub_panels import lost_stub_head, panel_stub_head
 from pipeline.tables.stub_periods import extend_year_runs, repair_year_run
 from pipeline.tables.titles import split_title
 from pipeline.tables.units import read_table_unit, read_unit, scale_free_note
@@ -179,6 +180,12 @@ def page_tables(
             and (text_layer or any(scale_free_note(r.line.text) for r in block.preamble))
         ):
             _dollar_figures(table, block, rows)
+        above = panel_stub_head(table, table_cells, tables, cells, block, previous_title)
+        if above:
+            table, table_cells = read_table(
+                block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
+                heading, stub_head_above=above,
+            )  # fmt: skip
         if table is not None and tables and _panel_without_unit(table, block, previous_title):
             # a panel under the table above (its title carried over, no unit of its own)
             # is in the unit of that table
@@ -350,9 +357,12 @@ def read_table(
     previous_title: str = "",
     lexicon: Lexicon | None = None,
     page_heading: str = "",
+    stub_head_above: str = "",
 ) -> tuple[dict | None, list[dict]]:
     """One table's row and its cells: columns, headers, labels, parsed figures, and the
-    table's semantics (statement name, unit and its source, each cell's period)."""
+    table's semantics (statement name, unit and its source, each cell's period).
+    ``stub_head_above`` is the stub head of the panel above, read where this panel's own
+    is lost (see :func:`~pipeline.tables.stub_panels.panel_stub_head`)."""
     columns = find_columns(block.body, height)
     if not columns or _is_page_listing(block, columns):
         return None, []
@@ -382,6 +392,8 @@ def read_table(
         and (not unit_lines or unit_over_columns(block.preamble, unit_lines, columns, height))
     ):
         title = previous_title  # a second panel under the same title
+    if stub_head_above and lost_stub_head(stub_head):
+        stub_head = stub_head_above  # a lower panel whose stub head OCR lost
     if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected
         stub_head = lexicon.correct(stub_head)[0]
         title = lexicon.correct(title)[0]

@@ -30,6 +30,10 @@ _ESTIMATE_MARK = re.compile(r"^\(?(est|estimated?|estimates?)\.?\)?[.,]*$", re.I
 # ... and so is any short word in parentheses after a figure, whatever OCR made of it:
 # "1954 (Ret." at confidence 3.8 is "1954 (Est.)"; dropped, the row read as an actual year
 _QUALIFIER_MARK = re.compile(r"^\([A-Za-z]{2,4}\.?\)?[.,]*$")
+# ... and a longer one right after a year: "1949 (Zetiaated)" at confidence 21 and "1948
+# (Betimated)" at 33 (1948-05 p18, "(Estimated)"); dropped, the estimate read as the year
+_YEAR_QUALIFIER = re.compile(r"^\([A-Za-z]{5,12}\.?\)?[.,]*$")
+_YEAR_FIGURE = re.compile(r"^(18|19|20)\d\d$")
 # ... and so is the word that says which year a stub counts: "End of calendar year or
 # month" came back with "calendar" at confidence 0 (1984-06 p60); without it the year
 # rows are of unknown kind
@@ -57,6 +61,52 @@ def _month_like(text: str) -> bool:
 # 194]" in a title, 1941-01 p40): stripped as a rule, "194" named no year
 _BRACKET_ONE = re.compile(r"^((?:18|19|20)\d)[\]|]$")
 _YEAR_WORD = re.compile(r"^years?$", re.IGNORECASE)
+
+
+_KIND_WORDS = ("fiscal", "calendar")
+
+
+def _garbled_kind_word(text: str) -> str | None:
+    """The kind word ("fiscal", "calendar") a word OCR garbled spells: within one edit of
+    it, or two that keep its last three letters ("Wiscal", "Wiecal" after a stray stroke
+    of the broken F read as "V" before it: "VWiecal"), and far from the other kind word.
+    A word as garbled as "Meoal" or "casas" is no kind word: which one it was cannot be
+    told."""
+    core = re.sub(r"[^a-z]", "", (text or "").lower())
+    if len(core) < 4:
+        return None
+    found = None
+    for kind in _KIND_WORDS:
+        other = _KIND_WORDS[1 - _KIND_WORDS.index(kind)]
+        for cand in (core, core[1:]):
+            d = Levenshtein.distance(cand, kind)
+            if (d <= 1 or d <= 2 and cand.endswith(kind[-3:])) and (
+                Levenshtein.distance(cand, other) >= 4
+            ):
+                found = kind
+    return found
+
+
+def _kind_before_year(rows: list[dict], height: float) -> list[dict]:
+    """``rows`` (one line's words, left to right) with a word read at low confidence just
+    before "year" read as the kind word it spells: "Wiscal year" (confidence 0) of
+    "Fiscal year or month", 1948-05 p18; "VWiecal year" (10), 1941-01 p21. Dropped as
+    rule noise, it left the stub head "year or month" and the year rows of unknown kind.
+    Only a word a word-space left of a well-read "year(s)"; other words stay as read."""
+    out = []
+    for k, r in enumerate(rows):
+        nxt = rows[k + 1] if k + 1 < len(rows) else None
+        if (
+            r["conf"] < MIN_WORD_CONF
+            and nxt is not None
+            and nxt["conf"] >= MIN_WORD_CONF
+            and _YEAR_WORD.match((nxt["text"] or "").strip(" ,.:"))
+            and 0 <= nxt["x0"] - r["x1"] < 0.9 * height
+            and (kind := _garbled_kind_word(r["text"]))
+        ):
+            r = {**r, "text": kind.capitalize()}
+        out.append(r)
+    return out
 
 
 def _year_after_year_word(rows: list[dict]) -> list[dict]:
@@ -199,7 +249,7 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
     ):
         # Vertical rules read as "|" / "]" carry no text, and OCR of a horizontal rule
         # gives letter soup at near-zero confidence: drop both, keep every figure.
-        rows = _year_after_year_word(list(group.iter_rows(named=True)))
+        rows = _kind_before_year(_year_after_year_word(list(group.iter_rows(named=True))), height)
         month_line = (
             sum(
                 r["conf"] >= MIN_WORD_CONF
@@ -222,6 +272,11 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
                 or _UNIT_WORD.match(text)
                 or _ESTIMATE_MARK.match(text)
                 or _QUALIFIER_MARK.match(text)
+                or (
+                    _YEAR_QUALIFIER.match(text)
+                    and i > 0
+                    and bool(_YEAR_FIGURE.match((rows[i - 1]["text"] or "").strip()))
+                )
                 or _KIND_WORD.match(text)
                 or _MONTH_WORD.match(text)
                 or (i == 0 and month_abbreviation_like(text))

@@ -65,8 +65,11 @@ DAY_DATE = _DAY_DATE  # a day named anywhere in a text ("Sept. 30, 1940")
 _ESTIMATE = re.compile(r"\bestimated?\b|\best\.|\bprojected\b|\bbudget estimate", re.IGNORECASE)
 _TO_DATE = re.compile(r"\bto\s+date\b|\byear[- ]to[- ]date\b|\bytd\b", re.IGNORECASE)
 _CUMULATIVE = re.compile(r"\binception\b|\bcumulative\b|\borganization\b", re.IGNORECASE)
+# ("due from" names a debtor, not a maturity: "Receivable Due from the Public, as of Sept.
+# 30, 1983", 1984-06 p88)
 _NOT_PERIOD = re.compile(
-    r"%|\bbonds?\b|\bnotes?\b|\bbills?\b|\bseries\s+[a-z]\b|\bdue\b|\bmaturit|\bcertificates?\b"
+    r"%|\bbonds?\b|\bnotes?\b|\bbills?\b|\bseries\s+[a-z]\b|\bdue\b(?!\s+from\b)|\bmaturit"
+    r"|\bcertificates?\b"
     r"|\bcalled\b|\bcoupon\b|\brate\b",
     re.IGNORECASE,
 )
@@ -355,9 +358,9 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
         return quarter
     if _THROUGH.search(text):
         return NOT_A_PERIOD  # "Feb.-May 1940": a span of months, never its first month
-    if not _ESTIMATE.search(text) and re.search(r"\(\s*[A-Za-z]{2,6}\.?\s*(\)|$)", text):
-        # "1968 (Zet.)", "1954 (Ret.": a year qualified by a word OCR garbled (an estimate?
-        # preliminary?)
+    if not _ESTIMATE.search(text) and re.search(r"\(\s*[A-Za-z]{2,12}\.?\s*(\)|$)", text):
+        # "1968 (Zet.)", "1954 (Ret.", "1949 (Zetiaated)": a year qualified by a word OCR
+        # garbled (an estimate? preliminary?)
         return NOT_A_PERIOD
     if _ESTIMATE.search(text):
         fiscal = not _CALENDAR.search(both)

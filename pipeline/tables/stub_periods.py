@@ -108,6 +108,13 @@ def carry_years(labels: list[str]) -> list[str]:
                 dated[i] = last[1]
             else:
                 out.append(label)
+        elif (spelled := _spelled_year_month(text, last, i)) is not None:
+            # "1g4g—January" after "December" (1947): its year spelled with letters OCR
+            # made of the digits, dated by its place in the run when they spell that year
+            year = str(spelled // 12)
+            out.append(f"{_month_name(spelled % 12 + 1)} {year}")
+            last = (i, spelled)
+            dated[i] = spelled
         else:
             if text and not _garbled_stub(text):
                 last = None  # an item, a total or an undated month row ends the run
@@ -127,6 +134,44 @@ def carry_years(labels: list[str]) -> list[str]:
     return out
 
 
+# what OCR makes of a typewritten digit: its own letters (_DIGIT_LOOKALIKE) and "g"/"B"
+# for an 8 as well as a 9
+_EIGHT_LOOKALIKE = frozenset("gB")
+
+
+def _spells(chars: str, year: int) -> bool:
+    """Four characters that read as ``year`` where a letter stands for a digit OCR can
+    make it of ("1g4g" for 1948: the 9 and the 8 of an old face read as "g")."""
+    return len(chars) == 4 and all(
+        c == d or c.translate(_DIGIT_LOOKALIKE) == d or (c in _EIGHT_LOOKALIKE and d == "8")
+        for c, d in zip(chars, str(year), strict=True)
+    )
+
+
+def _spelled_year_month(text: str, last: tuple[int, int] | None, i: int) -> int | None:
+    """The month (year * 12 + month - 1) of a month row whose year OCR spelled with
+    letters ("1g4g—January", 1948-05 p25 Table 4, under "December" 1947), when it
+    stands where its month falls in the run (the month after the row above's) and its
+    letters spell the year that place implies; else None."""
+    m = _SPELLED_MONTH_ROW.match(text)
+    if not m or last is None or not any(ch.isdigit() for ch in m.group(2)):
+        return None
+    month = _MONTH.match(m.group(3).lstrip(" -\u2013\u2014~"))
+    if not month:
+        return None
+    implied = last[1] + i - last[0]
+    if implied % 12 + 1 != month_number(month.group(1)) or not _spells(m.group(2), implied // 12):
+        return None
+    return implied
+
+
+# a month row whose year is read and whose month OCR cut to a mark or two ("1938-5"); not
+# a span of years ("1938-39", "1941-1945")
+_GARBLED_MONTH_ROW = re.compile(
+    r"^\W*(1[89]\d\d|20\d\d)\s*[-\u2013\u2014~]\s*(?!\d{2}\W*$|\d{4})([^\sA-Za-z]{1,2}|[A-Za-z]{1,2})\W*$"
+)
+
+
 def _date_upward(labels: list[str], out: list[str], dated: dict[int, int], i: int) -> None:
     """Bare month rows above the dated month row ``i``, one month a row back from it, take
     the year their position implies: the run's first row lost its year ("July" for
@@ -135,9 +180,17 @@ def _date_upward(labels: list[str], out: list[str], dated: dict[int, int], i: in
     row, or a month out of step, ends the run."""
     for j in range(i - 1, -1, -1):
         text = (labels[j] or "").strip()
+        implied = dated[i] - (i - j)
+        garbled = _GARBLED_MONTH_ROW.match(text)
+        if j not in dated and garbled and int(garbled.group(1)) == implied // 12:
+            # the run's first row, its year printed and its month garbled ("1938-5" for
+            # "1938-Nov." two rows above "1939-Jan", 1939-12 p63): the month its place
+            # implies, when that month is of the year it prints
+            out[j] = f"{_month_name(implied % 12 + 1)} {implied // 12}"
+            dated[j] = implied
+            return
         if j in dated or _YEAR.search(text):
             return
-        implied = dated[i] - (i - j)
         month = _MONTH.match(text)
         if month and re.fullmatch(r"[A-Za-z]+\.?", text):
             if month_number(month.group(1)) != implied % 12 + 1:
@@ -288,7 +341,55 @@ def title_month_days(labels: list[str], title: str, context: str = "") -> list[s
             continue  # panels repeat their dates: a day no other run prints is a misread
         for i in run:
             out[i] = f"{_month_name(month)} {days[i]}, {year}"
+    dated = {i: days[i] for i in days if out[i] != labels[i]}
+    for j, day in _panel_gaps(labels, dated, runs).items():
+        out[j] = f"{_month_name(month)} {day}, {year}"
     return out
+
+
+# a day row OCR garbled: an abbreviated month's three letters however read ("Fed.",
+# "Ted."), then its day or a mark, then figures OCR ran into it ("Fed. 7 Th217")
+_GARBLED_DAY_ROW = re.compile(r"^\W*[A-Za-z]{3}\.\s*(?:(\d{1,2})\b|[A-Za-z]\b|$)")
+
+
+def _panel_gaps(labels: list[str], dated: dict[int, int], runs: list[list[int]]) -> dict[int, int]:
+    """Day rows OCR garbled inside panels that repeat one sequence of days: "Feb. 7",
+    "Feb. 14", "Feb. 21", "Feb. 28" in each of nine panels (1940-05 p59), where "Fed. 7
+    Th217", "Ted. 14 igh eke", "Ted. A" stand for some. When at least two panels print the
+    whole sequence as dated, every other dated run is a piece of it, and a garbled row
+    stands next to a dated row of its panel, it takes the day its place in the sequence
+    gives (the same from the row above and the row below, where both are dated); a day
+    it prints must be that day."""
+    full = [[dated[i] for i in run] for run in runs if all(i in dated for i in run)]
+    longest = max((len(f) for f in full), default=0)
+    seqs = [f for f in full if len(f) == longest]
+    if longest < 2 or len(seqs) < 2 or any(f != seqs[0] for f in seqs):
+        return {}
+    seq = seqs[0]
+    if any(not _in_order(f, seq) for f in full):
+        return {}
+    out: dict[int, int] = {}
+    for j, label in enumerate(labels):
+        m = _GARBLED_DAY_ROW.match(label or "")
+        if j in dated or not m:
+            continue
+        guesses = set()
+        if j - 1 in dated and seq.index(dated[j - 1]) + 1 < len(seq):
+            guesses.add(seq[seq.index(dated[j - 1]) + 1])
+        if j + 1 in dated and seq.index(dated[j + 1]) > 0:
+            guesses.add(seq[seq.index(dated[j + 1]) - 1])
+        if len(guesses) == 1 and (m.group(1) is None or int(m.group(1)) in guesses):
+            out[j] = guesses.pop()
+    return out
+
+
+def _in_order(days: list[int], seq: list[int]) -> bool:
+    """``days`` is a run of consecutive entries of ``seq``."""
+    return (
+        bool(days)
+        and days[0] in seq
+        and seq[seq.index(days[0]) : seq.index(days[0]) + len(days)] == days
+    )
 
 
 def _runs(days: dict[int, int]) -> list[list[int]]:

@@ -1,0 +1,208 @@
+"""The kind of a table's period rows, read from what its stub prints (word boxes laid out
+like the real pages cited in each test)."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from pipeline.tables.layout import build_tables
+from tests.tables.test_layout import COLS, LEFT, PITCH, Page, _table
+
+CW = 20.0
+
+
+def _fiscal_stub_table(kind_word: str, kind_conf: float, rows: list[tuple[str, float]]) -> Page:
+    """A "Fiscal year or month" table: the stub head's first word as OCR read it (text,
+    confidence), then year rows (each label word with its confidence)."""
+    page = Page()
+    page.centred("Table 1.- Receipts and Expenditures by Major Classifications", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.text(kind_word, LEFT, 430, conf=kind_conf)
+    page.text("year", LEFT + (len(kind_word) + 1) * CW, 430)
+    for x1, head in zip(COLS, ["Total", "Receipts", "Expenditures", "Net"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    page.text("or month", LEFT, 430 + PITCH)
+    y = 430 + 2.5 * PITCH
+    for label in rows:
+        x = LEFT
+        for word, conf in label:
+            page.text(word, x, y, conf=conf)
+            x += (len(word) + 1) * CW
+        for x1 in COLS:
+            page.right("1,820", x1, y)
+        y += PITCH
+    return page
+
+
+@pytest.mark.parametrize(
+    ("kind_word", "conf", "kind"),
+    [
+        ("Wiscal", 0.0, "fiscal_year"),  # 1948-05 p18
+        ("VWiecal", 9.8, "fiscal_year"),  # 1941-01 p21
+        ("Meoal", 0.0, "year"),  # 1948-05 p17 Table 9: too garbled to tell
+        ("casas", 15.0, "year"),  # 1940-05 p73 ("calendar"): nearer "fiscal", but far
+    ],
+)
+def test_a_garbled_kind_word_before_year_is_read_as_it(kind_word, conf, kind) -> None:
+    """1948-05 p18 (Receipts and Expenditures by Major Classifications) prints "Fiscal
+    year or month" over year rows 1940 ... 1947; OCR read "Fiscal" as "Wiscal" at
+    confidence 0 (1941-01 p21: "VWiecal", confidence 10, the broken F read as two letters).
+    Dropped as rule noise, the stub head was "year or month" and the years of unknown kind.
+    A low-confidence word just before "year" that is within one edit of "fiscal" (two
+    keeping its last letters) and far from "calendar" is that word; a word as garbled as
+    "Meoal" or "casas" is neither, and the years stay of unknown kind."""
+    rows = [[(y, 95.0)] for y in ("1945", "1946", "1947")]
+    tables, cells = _table(_fiscal_stub_table(kind_word, conf, rows))
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["period_kind"].to_list() == [kind] * 3
+
+
+def test_a_garbled_estimate_mark_after_a_year_is_kept() -> None:
+    """1948-05 p18: "1948 (Estimated)" and "1949 (Estimated)" under "Fiscal year or month"
+    came back as "(Betimated)" at confidence 33 and "(Zetiaated)" at 21. Dropped, the rows
+    read "1948", "1949": the estimates stated as the fiscal years' actual figures. Kept,
+    the rows are years qualified by a word OCR garbled: no period."""
+    rows = [
+        [("1946", 95.0)],
+        [("1947", 95.0)],
+        [("1948", 90.0), ("(Betimated)", 33.0)],
+        [("1949", 90.0), ("(Zetiaated)", 21.0)],
+    ]
+    tables, cells = _table(_fiscal_stub_table("Fiscal", 95.0, rows))
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["period_kind"].to_list() == ["fiscal_year", "fiscal_year"] + ["not_a_period"] * 2
+
+
+def _panel(page: Page, top: float, stub_head: list[str], heads: list[str], rows: list[str]) -> None:
+    for k, text in enumerate(stub_head):
+        page.text(text, LEFT, top + k * PITCH)
+    for x1, head in zip(COLS, heads, strict=True):
+        page.centred(head, x1 - 90, top)
+    y = top + 2.5 * PITCH
+    for label in rows:
+        page.text(label, LEFT, y)
+        for x1 in COLS:
+            page.right("366", x1, y)
+        y += PITCH
+
+
+@pytest.mark.parametrize(
+    ("lower_rows", "kinds"),
+    [
+        (["1940", "1941", "1942", "1943", "1944"], ["fiscal_year"] * 5),
+        # another stub below: the head above is not its own
+        (["1930", "1931", "1932", "1933", "1934"], ["year"] * 5),
+    ],
+)
+def test_a_lower_panel_whose_stub_head_is_lost_reads_the_one_above(lower_rows, kinds) -> None:
+    """1948-05 p18 Table 1 (Receipts and Expenditures by Major Classifications) is printed
+    in two panels under one title, each with the stub head "Fiscal year or month" over
+    1940 ... 1949 and the months. OCR read the lower panel's stub head as "eg es" at
+    confidence 26 (dropped): its years were of unknown kind. A panel that carries the
+    title above, whose stub head reads no word and whose rows are the rows of the panel
+    above, reads the stub head above; a panel with other rows does not."""
+    page = Page()
+    page.centred("Table 1.- Receipts and Expenditures by Major Classifications", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    years = ["1940", "1941", "1942", "1943", "1944"]
+    _panel(page, 430, ["Fiscal year", "or month"], ["Total", "Net", "Receipts", "Paid"], years)
+    _panel(page, 1200, [], ["Other", "Increment", "Seigniorage", "Clearing"], lower_rows)
+    tables, cells = build_tables(page.words(), page.pages())
+    assert tables.height == 2, tables
+    lower = cells.filter(pl.col("table_no") == 1, pl.col("col_idx") == 0).sort("row_idx")
+    assert lower["row_label"].to_list() == lower_rows
+    assert lower["period_kind"].to_list() == kinds
+
+
+@pytest.mark.parametrize(
+    ("title", "kind"),
+    [
+        (
+            "Summary Aging Schedule of Gross Accounts and Loans Receivable Due from the "
+            "Public, as of Sept. 30, 1983",
+            "as_of_date",
+        ),
+        ("Treasury bonds due Sept. 30, 1983", "not_a_period"),  # a maturity
+    ],
+)
+def test_due_from_names_a_debtor_not_a_maturity(title, kind) -> None:
+    """1984-06 p88: "... Receivable Due from the Public, as of Sept. 30, 1983" is a position
+    on that day; "due" read as a maturity word made the title no period, and the table's
+    columns undated. "Due from" names who owes; "due" before a date is still a maturity."""
+    from pipeline.tables.periods import parse_period
+
+    assert parse_period(title).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ("1g4g\u2014January", ["January 1948", "February 1948", "March 1948"]),
+        # its place is February's: left as read, and the months after it undated
+        ("1g4g\u2014February", ["1g4g\u2014February", "March", "April"]),
+        # its letters cannot spell the year its place implies (1948)
+        ("1g5g\u2014January", ["1g5g\u2014January", "February", "March"]),
+    ],
+)
+def test_a_month_row_whose_year_ocr_spelled_is_dated_by_its_place(row, expected) -> None:
+    """1948-05 p25 Table 4 (Special Issues ...), "End of fiscal year or month": after
+    "1947-July" ... "December" the stub prints "1948-January", "February", "March"; OCR
+    read the year "1g4g" (the 9 and the 8 of the typewriter face as "g"), and the three
+    rows were undated. A month row whose year is four characters with letters for digits,
+    standing where its month falls in the run, takes the year its place implies when its
+    letters spell it."""
+    from pipeline.tables.axes import axis_periods
+    from pipeline.tables.stub_periods import carry_years
+
+    run = ["1946", "1947", "1947-July", "August", "September", "October", "November", "December"]
+    rows = [*run, row, *(["February", "March"] if "January" in row else ["March", "April"])]
+    assert carry_years(rows)[-3:] == expected
+    axis, periods, _ = axis_periods(
+        ["Total"], rows, "Special Issues", "End of fiscal year or month"
+    )
+    assert axis == "row"
+    dated = [p is not None and p.kind == "as_of_date" for p in periods[-3:]]
+    assert dated == [e.endswith("1948") for e in expected]
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ("1938-5", ["November 1938", "December 1938"]),
+        ("1937-5", ["1937-5", "3 Dee"]),  # not the year its place implies
+        ("1938-39", ["1938-39", "3 Dee"]),  # a span of years, not a month row
+    ],
+)
+def test_a_month_row_whose_month_ocr_garbled_is_dated_by_its_place(row, expected) -> None:
+    """1939-12 p63 (Monetary Stocks of Gold and Silver, "End of fiscal year or month"):
+    after the year rows the stub prints "1938-Nov.", "Dec.", "1939-Jan." ...; OCR read the
+    first two "1938-5" and "3 Dee", and both rows were undated. Counted back from
+    "1939-Jan.", the row two above is November 1938: a row that prints that year with its
+    month cut to a mark or two is that month, and the garbled row between is December."""
+    from pipeline.tables.stub_periods import carry_years
+
+    rows = ["1937", "1938", row, "3 Dee", "1939-Jan", "Feb.", "Mar"]
+    assert carry_years(rows)[2:4] == expected
+
+
+def test_a_garbled_day_row_inside_panels_of_one_sequence_takes_its_place_s_day() -> None:
+    """1940-05 p59 (Short-Term Foreign Assets ... for February 1940): nine panels print
+    "Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28"; OCR read some of them "Fed. 7 Th217",
+    "Ted. 14 igh eke", "Ted. A" (a figure run into the stub), and those rows were undated.
+    Inside panels that repeat one sequence of days, a garbled day row next to a dated row
+    of its panel takes the day its place gives; a day it prints must agree, and a row
+    whose neighbours give two different days stays undated."""
+    from pipeline.tables.stub_periods import title_month_days
+
+    title = "Short-Term Foreign Assets as Reported by Banks for February 1940"
+    week = ["Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28"]
+    dated = [f"February {d}, 1940" for d in (7, 14, 21, 28)]
+    got = title_month_days(week + ["Fed. 7 Th217", "Feb. 14", "Feb. 21", "Feb. 28"] + week, title)
+    assert got == dated * 3
+    got = title_month_days(week + week + ["Feb. 7", "Ted. 14 igh eke", "Ted. A", "Feb. 28"], title)
+    assert got == dated * 3
+    # the day it prints is not its place's; one panel only: no sequence to read by
+    got = title_month_days(week + week + ["Feb. 7", "Ted. 21 x", "Feb. 21", "Feb. 28"], title)
+    assert got[9] == "Ted. 21 x"
+    assert title_month_days(["Feb. 7", "Ted. A", "Feb. 21"], title)[1] == "Ted. A"
