@@ -36,6 +36,15 @@ CASES = [
         ("calendar_year", D(2005, 1, 1), D(2005, 12, 31), "calendar year 2005"),
     ),  # noqa: E501
     ("1963", "", None, ("year", None, D(1963, 12, 31), "1963")),
+    # "due from" names a debtor, not a maturity (1984-06 p88, a title over "Accounts
+    # receivable", "Percent of total")
+    (
+        "Summary Aging Schedule of Gross Accounts and Loans Receivable Due from the Public,"
+        " as of Sept. 30, 1983",
+        "",
+        None,
+        ("as_of_date", D(1983, 9, 30), D(1983, 9, 30), "September 30, 1983"),
+    ),
     (
         "2010 / Oct.-Dec.",
         "",
