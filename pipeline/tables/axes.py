@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from itertools import product
 
+from pipeline.tables.month_heads import MISREAD
 from pipeline.tables.periods import (
     DAY_DATE,
     MONTH_WORD,
@@ -516,7 +517,10 @@ def axis_periods(
     cols = [parse_period(c, context, title_period) for c in dated_heads]
     cols = _lost_subperiods(col_labels, cols)
     if run_heads:
-        heads = [h and parse_period(h, context, title_period) for h in run_heads]
+        heads = [
+            NOT_A_PERIOD if h == MISREAD else h and parse_period(h, context, title_period)
+            for h in run_heads
+        ]
         cols = [_with_head(p, h) for p, h in zip(cols, heads, strict=True)]
     carried = carry_years(_month_row_years(spelled_month_rows(row_labels)))
     carried = title_month_days(carried, title, context)

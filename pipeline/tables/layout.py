@@ -141,6 +141,7 @@ def page_tables(
     pitch = _line_pitch(rows, height)
     tables, cells = [], []
     previous_title = ""
+    previous_texts: list[str] = []  # the preamble lines of the table above
     first_title = min((r.mid for r in rows if r.kind == "title"), default=None)
     blocks = _fold_non_tables(split_tables(rows, pitch), height)
     for b in blocks:
@@ -159,8 +160,9 @@ def page_tables(
             above = [r for r in above if r.mid < first_title]
         page_head = [r.line.text for r in above][::-1]
         table, table_cells = read_table(
-            block, table_no, height, pitch, quality, page_head, previous_title, lexicon, heading
-        )
+            block, table_no, height, pitch, quality, page_head, previous_title, lexicon, heading,
+            panel_texts=previous_texts,
+        )  # fmt: skip
         if (
             table is not None
             and table["unit_source"] == "page_head"
@@ -171,7 +173,7 @@ def page_tables(
             page_head = [t for t in page_head if t.strip() != table["unit_printed"]]
             table, table_cells = read_table(
                 block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
-                heading,
+                heading, panel_texts=previous_texts,
             )  # fmt: skip
         if (
             table is not None
@@ -188,6 +190,7 @@ def page_tables(
             tables.append(table)
             cells += table_cells
             previous_title = table["title"]
+            previous_texts = [r.line.text for r in block.preamble]
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
@@ -350,9 +353,13 @@ def read_table(
     previous_title: str = "",
     lexicon: Lexicon | None = None,
     page_heading: str = "",
+    panel_texts: list[str] | None = None,
 ) -> tuple[dict | None, list[dict]]:
     """One table's row and its cells: columns, headers, labels, parsed figures, and the
-    table's semantics (statement name, unit and its source, each cell's period)."""
+    table's semantics (statement name, unit and its source, each cell's period).
+
+    ``panel_texts``: the preamble lines of the table above on the page; a second panel
+    under its title reads what they say of the years its month heads run over."""
     columns = find_columns(block.body, height)
     if not columns or _is_page_listing(block, columns):
         return None, []
@@ -382,6 +389,9 @@ def read_table(
         and (not unit_lines or unit_over_columns(block.preamble, unit_lines, columns, height))
     ):
         title = previous_title  # a second panel under the same title
+        second_panel = True
+    else:
+        second_panel = False
     if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected
         stub_head = lexicon.correct(stub_head)[0]
         title = lexicon.correct(title)[0]
@@ -402,7 +412,9 @@ def read_table(
     # a stub head that opens on "or"/"and"/"of" ("or month") lost its first line to OCR:
     # "Cumulative as of end of Fiscal Year" above it (1939-12 p24) made the rows positions
     stub_doubt = stub_doubt or bool(re.match(r"\W*(or|and|of)\b", stub_head or ""))
-    garbled = month_run_heads([r.line for r in header_lines], columns, title)
+    garbled = month_run_heads(
+        [r.line for r in header_lines], columns, title, (panel_texts or []) if second_panel else []
+    )
     periods = cell_periods(
         col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt,
         row_headings=parents, page_heading=page_heading, run_heads=garbled,
