@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from itertools import product
 
+from pipeline.tables.month_heads import MISREAD
 from pipeline.tables.periods import (
     DAY_DATE,
     MONTH_WORD,
@@ -430,7 +431,10 @@ def read_stub_head(lines: list[list], edge: float) -> str:
 def position_heading(lines: list[str]) -> str:
     """A heading above a page's tables that names a position on one day, set in
     capitals: "TREASURY SURVEY OF OWNERSHIP, JUNE 30, 1967" (1967-08 p76, 1953-09 p41,
-    1948-05 p43). The tables under it print no date of their own; it is theirs."""
+    1948-05 p43). The tables under it print no date of their own; it is theirs. Or one
+    day of several years ("..., AS OF SEPT. 30, 1983 AND 1982", 1984-06 p88): it dates
+    the year columns of the tables under it (see ``_title_day_years``), never a whole
+    table."""
     for line in lines:
         letters = re.findall(r"[A-Za-z]", line)
         upper = sum(c.isupper() for c in letters)
@@ -439,10 +443,14 @@ def position_heading(lines: list[str]) -> str:
             and upper >= 0.8 * len(letters)
             and STOCK_WORDS.search(line)
             and len(DAY_DATE.findall(line)) == 1
-            and len(re.findall(r"\b(?:18|19|20)\d\d\b", line)) == 1  # not "1983 AND 1982"
+            and (_one_year(line) or _DAY_OF_YEARS.search(line))
         ):
             return line
     return ""
+
+
+def _one_year(text: str) -> bool:
+    return len(re.findall(r"\b(?:18|19|20)\d\d\b", text)) == 1  # not "1983 AND 1982"
 
 
 def _with_head(parsed: Period | None, head: Period | None) -> Period | None:
@@ -489,17 +497,30 @@ def axis_periods(
     title_period = parse_period(title, f"{stub_head} {unit_line}")
     if title_period is NOT_A_PERIOD:
         title_period = None
-    if title_period is None and page_heading:
+    if title_period is None and page_heading and _one_year(page_heading):
         # the day of a position heading over the page ("SURVEY OF OWNERSHIP, JUNE 30,
         # 1967") dates a table whose title names none
         heading = parse_period(page_heading)
         if heading is not None and heading is not NOT_A_PERIOD and heading.kind == "as_of_date":
             title_period = heading
-    dated_heads = _title_day_years(title, _spread_kind(col_labels))
+    dated_heads = _spread_kind(col_labels)
+    if _DAY_OF_YEARS.search(title or ""):
+        dated_heads = _title_day_years(title, dated_heads)
+    elif (
+        title_period is None
+        and page_heading
+        and not re.search(r"\b(fiscal|calendar)\b", read_period_words(context), re.IGNORECASE)
+    ):
+        # a heading over the page that names one day of several years dates the year
+        # columns of a table whose own words name no period and no kind of year
+        dated_heads = _title_day_years(page_heading, dated_heads)
     cols = [parse_period(c, context, title_period) for c in dated_heads]
     cols = _lost_subperiods(col_labels, cols)
     if run_heads:
-        heads = [h and parse_period(h, context, title_period) for h in run_heads]
+        heads = [
+            NOT_A_PERIOD if h == MISREAD else h and parse_period(h, context, title_period)
+            for h in run_heads
+        ]
         cols = [_with_head(p, h) for p, h in zip(cols, heads, strict=True)]
     carried = carry_years(_month_row_years(spelled_month_rows(row_labels)))
     carried = title_month_days(carried, title, context)

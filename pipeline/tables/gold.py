@@ -11,7 +11,12 @@ printed on each row, then by label); fields are then compared one by one:
 - ``unit``: the same scale and kind (dollars, thousands, millions, billions, percent,
   unknown);
 - ``period``: per gold period slot (a value column, or a row where rows are periods), the
-  built cell's period has the same kind, start and end;
+  built cell's period has the same kind, start and end. In a cross table (column heads
+  that name a period without its year, "Jan." ... "Dec.", "Total", over rows of years:
+  the gold column period has a kind and no dates) a cell's period comes from its row and
+  column together: a column slot wants the column's kind on a cell within its row's
+  period, and a row slot is read on the column of the row's own kind ("Total" for a
+  calendar-year row);
 - ``column_header``: per gold column, the built column's header path (levels joined by
   " / ", period words included) equals the gold ``header`` after the normalisation labels
   get (case, spacing, footnote marks, column numbers, words broken at a hyphen);
@@ -133,6 +138,34 @@ def _period_tuple(p: dict | None) -> tuple[str, str, str] | None:
     if not p or p.get("kind") in (None, "not_a_period"):
         return None
     return (p["kind"], p.get("start") or "", p.get("end") or "")
+
+
+def _undated(p: tuple[str, str, str]) -> bool:
+    """A period slot whose dates the other axis gives ("Jan." over rows of years)."""
+    return not p[1] and not p[2]
+
+
+def _cross_ok(
+    got: tuple[str, str, str] | None,
+    want: tuple[str, str, str],
+    row_period: tuple[str, str, str] | None,
+) -> bool:
+    """A cross table's column slot: the cell has the column's kind and dates that lie
+    within its row's period (a month of the row's year); without a dated row, the kind."""
+    if got is None or got[0] != want[0]:
+        return False
+    if row_period is None or not row_period[1] or not row_period[2]:
+        return True
+    return _within(got, row_period)
+
+
+def _within(got: tuple[str, str, str] | None, period: tuple[str, str, str]) -> bool:
+    """The built period's dates lie within ``period``'s."""
+    return (
+        got is not None
+        and bool(got[1] and got[2] and period[1] and period[2])
+        and period[1] <= got[1] <= got[2] <= period[2]
+    )
 
 
 def _built_period(cell: dict | None) -> tuple[str, str, str] | None:
@@ -269,30 +302,42 @@ def _score_table(scores, volume, where, g, value_rows, best, pairs) -> None:
     built_rows = [best["rows"][k] for k in sorted(best["rows"])] if best else []
     row_ids = sorted(best["rows"]) if best else []
     cols = _align_columns(g["columns"], best)
+    col_periods = [_period_tuple(col.get("period")) for col in g["columns"]]
     # period slots: value columns with a period, then rows with a period
     for ci, col in enumerate(g["columns"]):
-        gp = _period_tuple(col.get("period"))
+        gp = col_periods[ci]
         if gp is None:
             continue
-        cell = None
+        cell, row_period = None, None
         if best is not None and ci in cols and pairs:
-            for _gi, bi in sorted(pairs.items()):
+            for gi, bi in sorted(pairs.items()):
                 cell = best["cells"].get((row_ids[bi], cols[ci]))
                 if cell is not None:
+                    row_period = _period_tuple(value_rows[gi].get("period"))
                     break
         got = _built_period(cell)
-        scores.add(volume, "period", got == gp, f"{where} col {ci} {col['header']!r}", gp, got)
+        ok = _cross_ok(got, gp, row_period) if _undated(gp) else got == gp
+        scores.add(volume, "period", ok, f"{where} col {ci} {col['header']!r}", gp, got)
     _score_columns(scores, volume, where, g, best, pairs, cols, row_ids)
     for gi, row in enumerate(value_rows):
         gp = _period_tuple(row.get("period"))
         if gp is None:
             continue
-        cell = None
+        cell, within = None, False
         if gi in pairs:
             b = row_ids[pairs[gi]]
             cell = next((c for (r, _), c in sorted(best["cells"].items()) if r == b), None)
+            # a cross table: the row's period is the cell's under the column of its kind
+            # ("Total" for a calendar-year row); where that column prints no figure (the
+            # year not over), the row's first cell must lie within the row's period
+            own = [k for k, cp in enumerate(col_periods) if cp and _undated(cp) and cp[0] == gp[0]]
+            if own and own[0] in cols:
+                total = best["cells"].get((b, cols[own[0]]))
+                within = total is None
+                cell = total or cell
         got = _built_period(cell)
-        scores.add(volume, "period", got == gp, f"{where} row {row['label']!r}", gp, got)
+        ok = got == gp or (within and _within(got, gp))
+        scores.add(volume, "period", ok, f"{where} row {row['label']!r}", gp, got)
     for gi, row in enumerate(value_rows):
         b = built_rows[pairs[gi]] if gi in pairs else None
         label = b["label"] if b else None

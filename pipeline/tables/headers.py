@@ -39,6 +39,8 @@ _MARK_WORD = re.compile(r"^\d{1,2}/$|^\*{1,3}$|^\(\d{1,2}\)$")
 _SUPERSCRIPT = re.compile(r"^\d{1,2}(,\d{1,2})*,?$")
 # revised / preliminary marks after a date ("Mar. r", "2005 r", "Sept. p")
 _REVISION_MARK = {"r", "p"}
+# a head that prints one year and nothing else ("1982", "1983 r" without its mark)
+_YEAR_HEAD = re.compile(r"^\W*(18|19|20)\d\d\W*$")
 _HYPHEN_BREAK = re.compile(r"[A-Za-z]-$")
 _GLUED_REVISION = re.compile(r"^((jan|feb|mar|apr|aug|sept?|oct|nov|dec)\.)[rp]$", re.IGNORECASE)
 _DATE_WORD = re.compile(
@@ -108,7 +110,7 @@ def column_heads(
         c = next(iter(p.cols))
         b = boxes[c]
         boxes[c] = Column(min(b.x0, p.x0), max(b.x1, p.x1), b.align)
-    spanners = _place_spanners(lines, used, boxes, slack, tolerance)
+    spanners = _place_spanners(lines, used, boxes, slack, tolerance, own_text)
     spans: list[list[tuple[int, str, frozenset[int]]]] = [[] for _ in range(n)]
     doubt = list(own_doubt)
     for sp in spanners:
@@ -375,8 +377,13 @@ def _place_spanners(
     boxes: list[Column],
     slack: float,
     tolerance: float,
+    own_text: list[str] | None = None,
 ) -> list[_Spanner]:
     """Each spanning phrase's run of columns (see ``_fitting_runs`` and ``_choose``).
+
+    A year spanner ("1982") groups the months or quarters of that year: it never stands
+    over a column whose own head is itself a year ("1981" under "Calendar year" beside
+    it, 1984-06 p62), however its words are centred.
 
     Spanners nest: a run holds whole runs of the spanners below it that it meets, and
     lies within the run of each spanner above it that it meets. A first pass reads the
@@ -400,6 +407,8 @@ def _place_spanners(
             if (li, i) in used:
                 continue
             taken = {c for j in range(len(reach)) if j != i for c in reach[j]}
+            if _YEAR_HEAD.match(p.text):
+                taken |= {c for c, t in enumerate(own_text or []) if _YEAR_HEAD.match(t or "")}
             sp = _Spanner(p, [], taken=taken, n_cols=len(boxes))
             sp.cover = reach[i]
             by_line.setdefault(li, []).append(sp)

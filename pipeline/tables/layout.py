@@ -142,6 +142,7 @@ def page_tables(
     pitch = _line_pitch(rows, height)
     tables, cells = [], []
     previous_title = ""
+    previous_texts: list[str] = []  # the preamble lines of the table above
     first_title = min((r.mid for r in rows if r.kind == "title"), default=None)
     blocks = _fold_non_tables(split_tables(rows, pitch), height)
     for b in blocks:
@@ -160,8 +161,9 @@ def page_tables(
             above = [r for r in above if r.mid < first_title]
         page_head = [r.line.text for r in above][::-1]
         table, table_cells = read_table(
-            block, table_no, height, pitch, quality, page_head, previous_title, lexicon, heading
-        )
+            block, table_no, height, pitch, quality, page_head, previous_title, lexicon, heading,
+            panel_texts=previous_texts,
+        )  # fmt: skip
         if (
             table is not None
             and table["unit_source"] == "page_head"
@@ -172,7 +174,13 @@ def page_tables(
             page_head = [t for t in page_head if t.strip() != table["unit_printed"]]
             table, table_cells = read_table(
                 block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
-                heading,
+                heading, panel_texts=previous_texts,
+            )  # fmt: skip
+        above = panel_stub_head(table, table_cells, tables, cells, block, previous_title)
+        if above:
+            table, table_cells = read_table(
+                block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
+                heading, stub_head_above=above, panel_texts=previous_texts,
             )  # fmt: skip
         if (
             table is not None
@@ -180,12 +188,6 @@ def page_tables(
             and (text_layer or any(scale_free_note(r.line.text) for r in block.preamble))
         ):
             _dollar_figures(table, block, rows)
-        above = panel_stub_head(table, table_cells, tables, cells, block, previous_title)
-        if above:
-            table, table_cells = read_table(
-                block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
-                heading, stub_head_above=above,
-            )  # fmt: skip
         if table is not None and tables and _panel_without_unit(table, block, previous_title):
             # a panel under the table above (its title carried over, no unit of its own)
             # is in the unit of that table
@@ -195,6 +197,7 @@ def page_tables(
             tables.append(table)
             cells += table_cells
             previous_title = table["title"]
+            previous_texts = [r.line.text for r in block.preamble]
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
@@ -358,11 +361,15 @@ def read_table(
     lexicon: Lexicon | None = None,
     page_heading: str = "",
     stub_head_above: str = "",
+    panel_texts: list[str] | None = None,
 ) -> tuple[dict | None, list[dict]]:
     """One table's row and its cells: columns, headers, labels, parsed figures, and the
     table's semantics (statement name, unit and its source, each cell's period).
+
     ``stub_head_above`` is the stub head of the panel above, read where this panel's own
-    is lost (see :func:`~pipeline.tables.stub_panels.panel_stub_head`)."""
+    is lost (see :func:`~pipeline.tables.stub_panels.panel_stub_head`). ``panel_texts``:
+    the preamble lines of the table above on the page; a second panel under its title
+    reads what they say of the years its month heads run over."""
     columns = find_columns(block.body, height)
     if not columns or _is_page_listing(block, columns):
         return None, []
@@ -392,6 +399,9 @@ def read_table(
         and (not unit_lines or unit_over_columns(block.preamble, unit_lines, columns, height))
     ):
         title = previous_title  # a second panel under the same title
+        second_panel = True
+    else:
+        second_panel = False
     if stub_head_above and lost_stub_head(stub_head):
         stub_head = stub_head_above  # a lower panel whose stub head OCR lost
     if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected
@@ -414,7 +424,9 @@ def read_table(
     # a stub head that opens on "or"/"and"/"of" ("or month") lost its first line to OCR:
     # "Cumulative as of end of Fiscal Year" above it (1939-12 p24) made the rows positions
     stub_doubt = stub_doubt or bool(re.match(r"\W*(or|and|of)\b", stub_head or ""))
-    garbled = month_run_heads([r.line for r in header_lines], columns, title)
+    garbled = month_run_heads(
+        [r.line for r in header_lines], columns, title, (panel_texts or []) if second_panel else []
+    )
     periods = cell_periods(
         col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt,
         row_headings=parents, page_heading=page_heading, run_heads=garbled,

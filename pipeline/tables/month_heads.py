@@ -33,8 +33,14 @@ _KIND_YEARS = re.compile(
 # 1940") is a subtitle: its years stand where the words put them, over no column
 _PROSE = re.compile(r"\b(and|quarter|through|ended|ending|months?)\b", re.IGNORECASE)
 _PARTS = frozenset({"quarter", "year_to_date", "month"})
+# the head of a column a month head run shows misread: it names no period
+MISREAD = ""
 _MIN_EXACT = 3  # month words read exactly in the run
 _MIN_SHARE = 0.5  # of the run's columns whose word fits their month
+# ... or this many words in the run each one slip from the month of its place, though
+# none reads exactly ("Jen. eb. . May dune duly Ave. . dot. Bor. Deo. Jaa. . var.",
+# 1940-05 p79, second panel): that many misreadings fall in calendar order by no chance
+_MIN_FITS_ALONE = 8
 
 
 def column_words(line: Line, columns: list[Column]) -> list[str | None]:
@@ -97,7 +103,7 @@ def month_run(words: list[str | None]) -> list[int | None]:
                 if words[t] and _month_of(words[t]) == (offset + t) % 12
             )  # fmt: skip
             size = j - i + 1
-            if exact >= _MIN_EXACT and fits >= _MIN_SHARE * size:
+            if (exact >= _MIN_EXACT or fits >= _MIN_FITS_ALONE) and fits >= _MIN_SHARE * size:
                 if best is None or fits > best[0]:
                     best = (fits, i, j, offset)
                 elif fits == best[0] and (i, j) != best[1:3]:
@@ -213,16 +219,18 @@ def kind_of_years(texts: list[str]) -> dict[int, str]:
 
 
 def month_run_heads(
-    header_lines: list[Line], columns: list[Column], title: str
+    header_lines: list[Line], columns: list[Column], title: str, panel_texts: list[str] = ()
 ) -> list[str | None]:
     """Per value column, the head a month head run (and the year columns beside it) reads
     as ("1939 / January", "Calendar year 1938"), or None; the heads are parsed with the
     table's context (a stock table's months are month ends), for the columns whose own
-    head paths OCR garbled past parsing."""
+    head paths OCR garbled past parsing. ``panel_texts``: for a second panel under the
+    title of the table above, that table's preamble lines (its subtitle "Calendar Years
+    1938 and 1939, and first quarter, 1940" is printed once, over both panels)."""
     out: list[str | None] = [None] * len(columns)
     if len(columns) < _MIN_EXACT:
         return out
-    texts = [title, *(line.text for line in header_lines)]
+    texts = [title, *panel_texts, *(line.text for line in header_lines)]
     for n, line in enumerate(header_lines):
         words = column_words(line, columns)
         months = month_run(words)
@@ -237,9 +245,16 @@ def month_run_heads(
         ]
         out = dated_month_run(months, above, columns, texts)
         kinds = kind_of_years(texts)
+        dated = any(out)
         for c, w in enumerate(words):
             m = _YEAR.match(w or "")
-            if out[c] is None and months[c] is None and m and int(m.group(1)) in kinds:
+            if out[c] is not None or months[c] is not None or not m:
+                continue
+            if int(m.group(1)) in kinds:
                 out[c] = f"{kinds[int(m.group(1))].split('_')[0].capitalize()} year {m.group(1)}"
+            elif kinds and dated:
+                # a year the title does not name, beside a run the page dates: a
+                # misreading ("1936" for the title's 1938, 1940-05 p79), no period
+                out[c] = MISREAD
         break
     return out

@@ -65,11 +65,11 @@ DAY_DATE = _DAY_DATE  # a day named anywhere in a text ("Sept. 30, 1940")
 _ESTIMATE = re.compile(r"\bestimated?\b|\best\.|\bprojected\b|\bbudget estimate", re.IGNORECASE)
 _TO_DATE = re.compile(r"\bto\s+date\b|\byear[- ]to[- ]date\b|\bytd\b", re.IGNORECASE)
 _CUMULATIVE = re.compile(r"\binception\b|\bcumulative\b|\borganization\b", re.IGNORECASE)
-# ("due from" names a debtor, not a maturity: "Receivable Due from the Public, as of Sept.
-# 30, 1983", 1984-06 p88)
+# "due" is a maturity ("Notes due 1951"), but "due from" / "due to" someone names a
+# debtor or creditor ("Receivable Due from the Public, as of Sept. 30, 1983", 1984-06 p88)
 _NOT_PERIOD = re.compile(
-    r"%|\bbonds?\b|\bnotes?\b|\bbills?\b|\bseries\s+[a-z]\b|\bdue\b(?!\s+from\b)|\bmaturit"
-    r"|\bcertificates?\b"
+    r"%|\bbonds?\b|\bnotes?\b|\bbills?\b|\bseries\s+[a-z]\b|\bdue\b(?!\s+(from|to)\s+[a-z])"
+    r"|\bmaturit|\bcertificates?\b"
     r"|\bcalled\b|\bcoupon\b|\brate\b",
     re.IGNORECASE,
 )

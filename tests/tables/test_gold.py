@@ -191,3 +191,65 @@ def test_a_row_with_a_misread_figure_pairs_a_row_of_its_own_group() -> None:
     built2 = [{"label": "Gamma", "first_digits": "9"}, {"label": "Alpha", "first_digits": "1"},
               {"label": "Beta", "first_digits": "2"}]  # fmt: skip
     assert _align_rows(gold2, built2) == {0: 1, 1: 2, 2: 0}
+
+
+def _cross_built(periods: dict[tuple[int, int], tuple[str, date, date]]) -> tuple:
+    documents = pl.DataFrame({"doc_id": ["d"], "file_name": ["b.pdf"], "volume": ["1940-05"]})
+    table = {c: None for c in TABLES_SCHEMA} | {
+        "table_id": "d:3:0", "doc_id": "d", "page_no": 3, "table_no": 0,
+        "statement": "Monthly Receipts", "unit": "millions of dollars",
+        "col_labels": ["Jan.", "Feb.", "Total"],
+    }  # fmt: skip
+    cells = []
+    for (r, c), (kind, start, end) in periods.items():
+        cells.append(
+            {col: None for col in TABLE_CELLS_SCHEMA}
+            | {
+                "table_id": "d:3:0", "doc_id": "d", "page_no": 3, "table_no": 0,
+                "row_idx": r, "col_idx": c, "row_label": ["1935", "1936"][r],
+                "col_label": ["Jan.", "Feb.", "Total"][c], "text": f"{100 * r + c + 1}",
+                "is_number": True, "row_parent": "", "period_kind": kind,
+                "period_start": start, "period_end": end,
+            }
+        )  # fmt: skip
+    return (
+        documents,
+        pl.DataFrame([table], schema=TABLES_SCHEMA),
+        pl.DataFrame(cells, schema=TABLE_CELLS_SCHEMA),
+    )
+
+
+def test_a_cross_tables_cells_are_scored_on_their_row_and_column_together() -> None:
+    """1940-05 p20 (Monthly Receipts): heads "Jan." ... "Dec.", "Total" over rows of
+    years; the gold column period is a month with no dates (the row gives the year), the
+    row's a calendar year. A faithful build dates each cell by both: Jan. 1935 is the
+    month, Total 1935 the calendar year, and the last row (1936 here) prints no Total
+    yet. Such a build scores every slot; a build that gives each cell its row's year
+    misses the column slots."""
+    cal = lambda y: {"kind": "calendar_year", "start": f"{y}-01-01", "end": f"{y}-12-31"}  # noqa: E731
+    gold = {
+        "file": "b.pdf", "page": 3, "table_no": 0, "title": "Monthly Receipts",
+        "unit": "millions of dollars",
+        "columns": [
+            {"header": "Jan.", "period": {"kind": "month", "start": None, "end": None}},
+            {"header": "Feb.", "period": {"kind": "month", "start": None, "end": None}},
+            {"header": "Total", "period": {"kind": "calendar_year", "start": None, "end": None}},
+        ],
+        "rows": [
+            {"label": "1935", "parent": None, "first_value": "1", "period": cal(1935)},
+            {"label": "1936", "parent": None, "first_value": "101", "period": cal(1936)},
+        ],
+        "_source": "test:1",
+    }  # fmt: skip
+    faithful = {
+        (0, 0): ("month", date(1935, 1, 1), date(1935, 1, 31)),
+        (0, 1): ("month", date(1935, 2, 1), date(1935, 2, 28)),
+        (0, 2): ("calendar_year", date(1935, 1, 1), date(1935, 12, 31)),
+        (1, 0): ("month", date(1936, 1, 1), date(1936, 1, 31)),
+        (1, 1): ("month", date(1936, 2, 1), date(1936, 2, 29)),
+    }
+    scores = score_gold([gold], *_cross_built(faithful))
+    assert scores.counts["period"] == [5, 5], scores.mismatches
+    rows_year = {k: ("year", None, date(1935 + k[0], 12, 31)) for k in faithful}
+    scores = score_gold([gold], *_cross_built(rows_year))
+    assert scores.counts["period"] == [0, 5]

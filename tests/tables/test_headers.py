@@ -286,3 +286,34 @@ def test_a_head_line_wider_than_its_column_marks_the_columns_it_may_span() -> No
         ) or paths[c].startswith(("Securities held by / Government accounts / ",
                                   "Securities held by / The public / "))  # fmt: skip
         assert ok or doubt[c], (c, paths[c])
+
+
+# 1984-06 p62, Table CM-IV-1 (400-DPI OCR): "Calendar year" over 1979, 1980, 1981 (set
+# left of its rule's middle), "1982" over "Dec.r" alone, "1983" over Mar. ... Dec. (OCR
+# lost "Mar.r"). "1982" is centred over 1981, Dec. and the lost Mar. together.
+CM_IV_1_WORDS = [
+    ("Calendar", 1109, 374, 1228, 391), ("year", 1249, 378, 1306, 397),
+    ("1982", 1548, 371, 1605, 388), ("1983", 1940, 370, 1997, 388),
+    ("1979", 1079, 423, 1136, 442), ("1980", 1235, 423, 1292, 441),
+    ("1981", 1392, 422, 1446, 440), ("Dec.r", 1548, 422, 1621, 442),
+    ("June", 1861, 422, 1919, 439), ("r", 1941, 426, 1950, 439),
+    ("Sept.r", 2018, 421, 2107, 444), ("Oec.", 2174, 421, 2229, 441),
+    ("p", 2253, 426, 2263, 444),
+]  # fmt: skip
+CM_IV_1_COLS = [
+    (1063, 1153), (1218, 1310), (1375, 1467), (1532, 1625),
+    (1689, 1781), (1846, 1938), (2003, 2095), (2159, 2251),
+]  # fmt: skip
+
+
+def test_a_year_spanner_never_stands_over_a_year_column() -> None:
+    """1984-06 p62: a year spanner groups the months of its year; "1982" is not read
+    over the "1981" column beside its month, whatever its centring says, and the
+    columns it may or may not stand over (the month whose word OCR lost) are in doubt.
+    With "1981" free of it, the calendar-year run reaches 1981 (axes' _spread_kind)."""
+    paths, doubt = _paths(CM_IV_1_WORDS, CM_IV_1_COLS, 22.0, 51.0)
+    assert paths[2] == "1981"
+    assert paths[3] == "1982 / Dec."
+    assert not paths[4].startswith("1982")
+    assert doubt[4]
+    assert paths[5:] == ["1983 / June", "1983 / Sept.", "1983 / Oec."]

@@ -179,3 +179,94 @@ def test_a_year_after_year_whose_last_one_reads_as_a_bracket() -> None:
     lines = page_lines(assign_lines(page.words()))
     assert [line.text for line in lines][0] == "for the First 5 Months, Fiscal Year 1941"
     assert "1941" not in lines[1].text
+
+
+def test_a_run_of_one_slip_month_words_is_read_without_an_exact_one() -> None:
+    """1940-05 p79, second panel: "Jen. eb. . age. May dune duly Ave. . dot. Bor. Deo.
+    Jaa. . var." reads one month exactly; ten more are each one slip from the month of
+    their place, which no chance lines up in calendar order. Fewer such words date
+    nothing."""
+    words = ["1936", "19%", "Jen.", "eb.", None, "age.", "May", "dune", "duly", "Ave.", None,
+             "dot.", "Bor.", "Deo.", "Jaa.", None, "var."]  # fmt: skip
+    assert month_run(words) == [None, None, *range(12), 0, 1, 2]
+    assert month_run(["dan.", "eb.", "Jane", "duly", "Ave.", "Sapt.", "dot."]) == [None] * 7
+
+
+# 1940-05 p79, second panel (Net Registered Tonnage): its head lines as OCR read them
+# (the spanners "Calendar Year" / "1939" / "1940" came back "aa 9 ato") and its columns
+P79_PANEL2_WORDS = [
+    ("aa", 1003, 1633, 1171, 1636), ("9", 1341, 1602, 1542, 1636), ("ato", 2090, 1598, 2238, 1636),
+    ("1936", 581, 1643, 674, 1679), ("19%", 713, 1646, 772, 1679), ("Jen.", 822, 1646, 881, 1679),
+    ("eb.", 919, 1647, 972, 1667), ("age.", 1118, 1646, 1172, 1671), ("May", 1218, 1646, 1263, 1669),
+    ("dune", 1313, 1645, 1367, 1665), ("duly", 1410, 1645, 1467, 1669), ("Ave.", 1508, 1645, 1563, 1669),
+    ("dot.", 1710, 1646, 1763, 1667), ("Bor.", 1807, 1619, 1865, 1695), ("Deo.", 1908, 1619, 1960, 1695),
+    ("Jaa.", 2003, 1619, 2061, 1695), ("var.", 2201, 1645, 2255, 1666),
+]  # fmt: skip
+P79_PANEL2_COLS = [
+    (589, 675), (702, 790), (815, 886), (914, 984), (1013, 1097), (1111, 1198), (1210, 1294),
+    (1310, 1390), (1407, 1487), (1506, 1577), (1604, 1677), (1704, 1774), (1803, 1883),
+    (1902, 1982), (2000, 2070), (2098, 2180), (2196, 2266),
+]  # fmt: skip
+
+
+def test_a_second_panel_reads_its_month_years_from_the_subtitle_over_both() -> None:
+    """1940-05 p79: "Calendar Years 1938 and 1939, and first quarter, 1940" is printed once,
+    under the title and over the first panel ("Number of vessels"); the second panel
+    ("Net Registered Tonnage (in thousands)") repeats the heads under the same title, and
+    OCR garbled its spanners, its month line past any exact word, and its "1938" into
+    "1936". Its months are dated by the subtitle over both panels (the first panel's
+    preamble lines); the year the subtitle does not name is a misreading and names no
+    period. Without the subtitle nothing dates the run."""
+    from pipeline.tables.headers import Column
+    from pipeline.tables.lines import Chunk, Line, chunk_line
+    from pipeline.tables.month_heads import MISREAD, month_run_heads
+
+    # two head lines as OCR grouped them (the spanner line, then the heads)
+    lines = [
+        Line("d", 1, n, chunk_line([Chunk(t, *box, 95.0, 1) for t, *box in words], 27.0))
+        for n, words in enumerate((P79_PANEL2_WORDS[:3], P79_PANEL2_WORDS[3:]))
+    ]
+    cols = [Column(x0, x1, x1) for x0, x1 in P79_PANEL2_COLS]
+    title = "Vessels Cleared from the United States, Direct for Foreign Ports, Classified by Nationality"
+    above = [title, "Calendar Years 1938 and 1939, and first quarter. 1940"]
+    heads = month_run_heads(lines, cols, title, above)
+    assert heads[0] == MISREAD and heads[1] is None
+    assert heads[2] == "1939 / January" and heads[13] == "1939 / December"
+    assert heads[14:] == ["1940 / January", "1940 / February", "1940 / March"]
+    assert month_run_heads(lines, cols, title, []) == [None] * len(cols)
+
+
+def test_a_second_panel_under_the_same_title_is_handed_the_preamble_above(monkeypatch) -> None:
+    """The layout side of the 1940-05 p79 case: a block under no title of its own (only
+    a unit line, "(in thousands)") is a second panel of the table above, and its month
+    heads are read with that table's preamble lines; the first table gets none."""
+    import pipeline.tables.layout as layout
+
+    seen = []
+    real = layout.month_run_heads
+
+    def spy(lines, columns, title, panel_texts=()):
+        seen.append(list(panel_texts))
+        return real(lines, columns, title, panel_texts)
+
+    monkeypatch.setattr(layout, "month_run_heads", spy)
+    cols = [900.0 + 150 * k for k in range(6)]
+    page = Page()
+    page.centred("Vessels Cleared from the United States, Classified by Nationality", 1275, 182)
+    y = 260.0
+    for spanner in ("Number of vessels", "(in thousands)"):
+        page.centred(spanner, 1400, y)
+        y += PITCH
+        for x1, head in zip(cols, ["1938", "1939", "Jan.", "Feb.", "Mar.", "Apr."], strict=True):
+            page.text(head, x1 - 60 - len(head) * 10, y)
+        y += 1.5 * PITCH
+        for label in ("Grand total", "British"):
+            page.text(label, LEFT, y)
+            for x1 in cols:
+                page.right("1,234", x1, y)
+            y += PITCH
+        y += 3 * PITCH
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables.height == 2 and tables["title"][0] == tables["title"][1]
+    assert seen[0] == []
+    assert "Vessels Cleared from the United States, Classified by Nationality" in seen[1]

@@ -36,6 +36,15 @@ CASES = [
         ("calendar_year", D(2005, 1, 1), D(2005, 12, 31), "calendar year 2005"),
     ),  # noqa: E501
     ("1963", "", None, ("year", None, D(1963, 12, 31), "1963")),
+    # "due from" names a debtor, not a maturity (1984-06 p88, a title over "Accounts
+    # receivable", "Percent of total")
+    (
+        "Summary Aging Schedule of Gross Accounts and Loans Receivable Due from the Public,"
+        " as of Sept. 30, 1983",
+        "",
+        None,
+        ("as_of_date", D(1983, 9, 30), D(1983, 9, 30), "September 30, 1983"),
+    ),
     (
         "2010 / Oct.-Dec.",
         "",
@@ -407,6 +416,34 @@ def test_year_columns_under_a_title_naming_one_day_of_each_year() -> None:
     # a year the title does not name keeps its own reading
     got = cell_periods(["1983", "1981"], ["Total"], "Loans as of Sept. 30, 1983 and 1982", "")
     assert got[(0, 0)].period.kind == "as_of_date" and got[(0, 1)].period.kind == "year"
+
+
+def test_a_heading_naming_one_day_of_several_years_dates_the_year_columns_under_it() -> None:
+    """1984-06 p88: the capitals heading over the page, "SUMMARY OF ACCOUNTS AND LOANS
+    RECEIVABLE DUE FROM THE PUBLIC, AS OF SEPT. 30, 1983 AND 1982", stands over the
+    table "Accounts and Loans Receivable by Agency", whose heads are "Accounts
+    receivable / 1983", ".. / 1982": each column is a position on Sept. 30 of its year.
+    A table with a title that names its own period keeps it; a year the heading does
+    not name keeps its own (undecided) reading."""
+    from datetime import date
+
+    from pipeline.tables.axes import cell_periods, position_heading
+
+    heading = "SUMMARY OF ACCOUNTS AND LOANS RECEIVABLE DUE FROM THE PUBLIC, AS OF SEPT. 30, 1983 AND 1982"
+    assert position_heading(["76", heading]) == heading
+    cols = ["Accounts receivable / 1983", "Accounts receivable / 1982",
+            "Loans receivable / 1983", "Loans receivable / 1981"]  # fmt: skip
+    title = "Accounts and Loans Receivable by Agency"
+    got = cell_periods(cols, ["Legislative branch", "Judiciary"], title, "Agency", page_heading=heading)
+    assert [got[(0, c)].period.key for c in range(3)] == [
+        ("as_of_date", "1983-09-30", "1983-09-30"),
+        ("as_of_date", "1982-09-30", "1982-09-30"),
+        ("as_of_date", "1983-09-30", "1983-09-30"),
+    ]
+    assert got[(0, 3)].period.kind == "year"
+    # a title with a period of its own is not dated by the heading
+    got = cell_periods(["1983", "1982"], ["Total"], "Receipts, fiscal years", "", page_heading=heading)
+    assert {got[(0, c)].period.kind for c in range(2)} == {"fiscal_year"}
 
 
 def test_a_month_rows_year_misread_by_one_digit_is_read_from_the_annual_rows() -> None:
@@ -826,8 +863,11 @@ def test_a_position_heading_over_the_page_dates_tables_whose_title_names_no_date
     assert position_heading(["68 Treasury Bulletin", "SURVEY OF OWNERSHIP, JUNE 30,1967"])
     assert not position_heading(["Survey of ownership, June 30, 1967"])  # not a heading
     assert not position_heading(["BUDGET RECEIPTS, JUNE 30, 1967"])  # no position
-    # 1984-06 p88: one day of two years names no one date for the tables under it
-    assert not position_heading(["SUMMARY OF LOANS RECEIVABLE, AS OF SEPT. 30, 1983 AND 1982"])
+    # 1984-06 p88: one day of two years names no one date for the tables under it (see
+    # test_a_heading_naming_one_day_of_several_years_dates_the_year_columns_under_it)
+    two_years = "SUMMARY OF LOANS RECEIVABLE, AS OF SEPT. 30, 1983 AND 1982"
+    got = cell_periods(["Loans receivable"], ["Total"], "Aging Schedule", "", "", page_heading=two_years)
+    assert got == {} or got[(0, 0)].period is None
     heads = ["Insurance companies / 469 fire, casualty, and marine"]
     rows = ["Public marketable", "Certificates", "2-5/8 June"]
     heading = "SURVEY OF OWNERSHIP, JUNE 30,1967"
