@@ -189,6 +189,7 @@ class StatementTable:
         kinds = {c.period.kind for row in self.cells for c in row if c.period is not None}
         for kind, tag in (
             ("fiscal_year", "fiscal_years"),
+            ("calendar_year", "calendar_years"),
             ("quarter", "quarters"),
             ("year_to_date", "year_to_date"),
             ("cumulative_to_date", "cumulative"),
@@ -200,6 +201,10 @@ class StatementTable:
                 tags.append(tag)
         if "month" in kinds or (self.spec.period_kind == "month" and "as_of" in tags):
             tags.append("month_year_rows" if lay.month_rows == "year_row" else "months")
+        if lay.month_rows == "fy_then_months":
+            tags.append("fy_or_month")
+        if lay.month_rows == "sections":
+            tags.append("stub_sections")
         if lay.columns == "dims":
             tags.append("dims")
         if lay.wrap:

@@ -113,6 +113,7 @@ def generate_scans(
     misprint_rate: float = 0.1,
     workers: int = 1,
     progress: bool | None = None,
+    recipes: tuple[str, ...] | None = None,
 ) -> ScanCorpus:
     """Generate scanned bulletin volumes and their ground truth into ``out_dir``.
 
@@ -123,6 +124,8 @@ def generate_scans(
     periods; ``revision_rate`` is the chance that a reprint revises earlier figures
     and ``misprint_rate`` the share of tables with one member figure contradicting its
     total. ``workers`` > 1 draws pages in that many processes (output is identical).
+    ``recipes`` (keys of ``RECIPES``, "" for the classic layout) lays the series out in
+    that order, over and over, instead of the seeded cycle: a corpus of chosen layouts.
     Stale ``synth_bulletin_*.pdf`` files from an earlier run in ``out_dir`` are removed
     so that the folder holds exactly the corpus the truth describes.
     """
@@ -137,6 +140,8 @@ def generate_scans(
         "revision_rate": revision_rate,
         "misprint_rate": misprint_rate,
     }
+    if recipes is not None:
+        params["recipes"] = list(recipes)
     if volumes < 1 or tables_per_volume < 1 or tables_per_page < 1:
         raise ValueError(f"{out_dir}: volumes, tables_per_volume and tables_per_page must be >= 1")
     bulletins, revisions = build_bulletins(
@@ -147,6 +152,7 @@ def generate_scans(
         months_between_volumes=months_between_volumes,
         revision_rate=revision_rate,
         misprint_rate=misprint_rate,
+        recipes=recipes,
     )
     jobs = [
         job for b in bulletins for job in _page_jobs(b, seed, tuple(dpi_choices), tables_per_page)
