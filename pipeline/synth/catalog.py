@@ -321,7 +321,7 @@ class Layout:
 
     recipe: str = ""  # "" (classic) or a key of RECIPES
     unit_place: str = "line"  # line | title | column_head | page_head | none
-    columns: str = "years"  # years | quarters | budget | dims | securities (cat_rows tables)
+    columns: str = "years"  # years | quarters | budget | dims | securities | through (cat_rows)
     # period rows: dated ("Jan. 1950") | year_row ("1949-July", "August", ...) |
     # fy_then_months (fiscal-year rows, then month rows under a year row, under the stub
     # head "Fiscal year or month") | sections (stub headings "Fiscal years:", "Calendar
@@ -349,6 +349,9 @@ RECIPES: dict[str, Layout] = {
     # 1953-09 p29 (Savings bonds, Series E through K): "Fiscal years:", "Calendar years:"
     # and "Months:" headings in the stub, each over the rows it dates
     "sections": Layout("sections", month_rows="sections", leaders=True),
+    # 1967-08 p107 (Net Transactions in Foreign Stocks): calendar years, "1967 through
+    # June" (the year to date) and the months of 1967 as columns
+    "through": Layout("through", columns="through"),
 }
 # Series are laid out in cycles of RECIPE_CYCLE: each full cycle prints every recipe of
 # CYCLE_RECIPES once and the classic layout on the remaining series. The other recipes

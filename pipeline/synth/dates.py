@@ -161,6 +161,8 @@ def column_pers(spec: SeriesSpec, year: int, month: int, volume: str) -> list[Pe
                 ordinal=m,
             ),
         ]
+    if lay.columns == "through":
+        return through_pers(m)
     if lay.columns == "dims":
         return [
             fy_per(fy, (f"Fiscal year {fy}", d), dim=d)
@@ -265,4 +267,29 @@ def period_row_labels(pers: list[Per]) -> list[str]:
             j += 1
         out += month_row_labels(pers[i:j])
         i = j
+    return out
+
+
+def through_pers(m: int) -> list[Per]:
+    """Columns of calendar years, the current year to date and its months (1967-08 p107:
+    "Calendar year" over 1964, 1965, 1966 and "1967 through June", then "1967" over
+    January ... June). ``m`` is the last complete month; at most its last four months of
+    the year are printed."""
+    y, last = m // 12, m % 12
+    out = [cy_per(k, ("Calendar year", str(k))) for k in range(y - 3, y)]
+    name = MONTH_NAMES[last]
+    out.append(
+        Per(
+            ("ytd_cy", y, m),
+            "year_to_date",
+            date(y, 1, 1),
+            month_end(y, last + 1),
+            f"calendar year {y} through {name}",
+            ("Calendar year", f"{y} through {name}"),
+            scale=(last + 1) / 12,
+            ordinal=m,
+        )
+    )
+    for k in range(max(y * 12, m - 3), m + 1):
+        out.append(month_per(k, (str(y), MONTH_NAMES[k % 12]), stock=False))
     return out

@@ -205,6 +205,8 @@ class StatementTable:
             tags.append("fy_or_month")
         if lay.month_rows == "sections":
             tags.append("stub_sections")
+        if lay.columns == "through":
+            tags.append("through_column")
         if lay.columns == "dims":
             tags.append("dims")
         if lay.wrap:

@@ -46,7 +46,7 @@ def _template_for(seed: int, table_no: int) -> tuple[Template, int]:
 def _fits(recipe: str, template: Template) -> bool:
     if recipe == "quarters":
         return not template.stock and bool(template.groups)
-    if recipe in ("budget", "dims", "securities", "fiscal_months", "sections"):
+    if recipe in ("budget", "dims", "securities", "fiscal_months", "sections", "through"):
         return not template.stock
     return True
 

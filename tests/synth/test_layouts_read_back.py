@@ -10,6 +10,8 @@ the table code on one of these layouts fails its test here.
   1946 ... 1949, then month rows "1949-September", "October", ..., "1950-January".
 - ``sections`` (1953-09 p29): stub headings "Fiscal years:" (with "1950 (Est.)" last),
   "Calendar years:" and "Months:" each over the rows it dates.
+- ``through`` (1967-08 p107): columns "Calendar year" over 1947, 1948, 1949 and "1950
+  through February" (the year to date), then "1950" over January, February.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed"),
 ]
 
-RECIPES_READ = ("fiscal_months", "sections")
+RECIPES_READ = ("fiscal_months", "sections", "through")
 CHECKED = ("unit", "period", "row_label", "row_parent")
 
 
@@ -110,10 +112,36 @@ def test_stub_sections_date_the_rows_below_them(real_layouts) -> None:
     assert not _misses(items, "stub_sections")
 
 
+def test_a_year_through_a_month_column_is_the_year_to_date(real_layouts) -> None:
+    """1967-08 p107: "1967 through June" among calendar-year and month columns is
+    January 1 to the end of June, not the month and not the year."""
+    corpus, (_, items) = real_layouts
+    tables = corpus.truth("truth_tables").filter(pl.col("layout").list.contains("through_column"))
+    assert tables.height == 1
+    heads = tables["col_labels"][0].to_list()
+    assert heads[:4] == [
+        "Calendar year / 1947",
+        "Calendar year / 1948",
+        "Calendar year / 1949",
+        "Calendar year / 1950 through February",
+    ]
+    assert heads[4:] == ["1950 / January", "1950 / February"]
+    through = items.filter(
+        pl.col("layout").list.contains("through_column")
+        & (pl.col("metric") == "period")
+        & pl.col("truth").str.starts_with("('year_to_date'")
+    )
+    assert through.height >= 5 and set(through["truth"]) == {
+        "('year_to_date', '1950-01-01', '1950-02-28')"
+    }
+    assert not _misses(items, "through_column")
+
+
 def test_the_truth_dates_every_row_of_the_year_and_month_stubs(real_layouts) -> None:
     corpus, _ = real_layouts
     tables = corpus.truth("truth_tables").select("file_name", "page_no", "table_no", "layout")
     cells = corpus.truth("truth_cells").join(tables, on=["file_name", "page_no", "table_no"])
+    cells = cells.filter(~pl.col("layout").list.contains("through_column"))
     for c in cells.iter_rows(named=True):
         kind, start, end = c["period_kind"], c["period_start"], c["period_end"]
         label, parent = c["row_label"], c["row_parent"]
