@@ -352,6 +352,9 @@ RECIPES: dict[str, Layout] = {
     # 1967-08 p107 (Net Transactions in Foreign Stocks): calendar years, "1967 through
     # June" (the year to date) and the months of 1967 as columns
     "through": Layout("through", columns="through"),
+    # 1940-05 p59 (Short-Term Foreign Assets ... for February 1940): positions on the
+    # days of one month ("Feb. 7", "Feb. 14", ...), the month and year in the title only
+    "days": Layout("days", month_rows="days", leaders=True),
 }
 # Series are laid out in cycles of RECIPE_CYCLE: each full cycle prints every recipe of
 # CYCLE_RECIPES once and the classic layout on the remaining series. The other recipes

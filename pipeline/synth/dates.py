@@ -182,6 +182,8 @@ def column_pers(spec: SeriesSpec, year: int, month: int, volume: str) -> list[Pe
 
 def row_pers(spec: SeriesSpec, year: int, month: int) -> list[Per]:
     """The period rows a period_rows printing has, top to bottom (no Total row)."""
+    if spec.layout.month_rows == "days":
+        return day_pers(last_month(year, month))
     if spec.layout.month_rows in ("fy_then_months", "sections"):
         return [p for _, pers in row_sections(spec, year, month) for p in pers]
     if spec.period_kind == "fy":
@@ -293,3 +295,13 @@ def through_pers(m: int) -> list[Per]:
     for k in range(max(y * 12, m - 3), m + 1):
         out.append(month_per(k, (str(y), MONTH_NAMES[k % 12]), stock=False))
     return out
+
+
+def day_pers(m: int) -> list[Per]:
+    """Positions on the 7th, 14th, 21st and 28th of month ``m`` (weekly figures), each
+    row printing its day only: "Feb. 7" (the year is in the title)."""
+    y, mo = m // 12, m % 12 + 1
+    return [
+        asof_per(date(y, mo, d), (f"{MONTHS[mo - 1]} {d}",), day_text(date(y, mo, d)))
+        for d in (7, 14, 21, 28)
+    ]

@@ -63,7 +63,7 @@ class SeriesSpec:
     unit_multiplier: int
     decimals: int
     orientation: str  # cat_rows (categories down, periods across) | period_rows
-    period_kind: str  # fy | month
+    period_kind: str  # fy | month | day
     window: int  # periods printed per volume
     period_total: bool  # a total over the printed periods (Total column / Total row)
     lines: tuple[Line, ...]
@@ -205,6 +205,8 @@ class StatementTable:
             tags.append("fy_or_month")
         if lay.month_rows == "sections":
             tags.append("stub_sections")
+        if lay.month_rows == "days":
+            tags.append("day_rows")
         if lay.columns == "through":
             tags.append("through_column")
         if lay.columns == "dims":

@@ -44,6 +44,8 @@ def _template_for(seed: int, table_no: int) -> tuple[Template, int]:
 
 
 def _fits(recipe: str, template: Template) -> bool:
+    if recipe == "days":
+        return template.stock
     if recipe == "quarters":
         return not template.stock and bool(template.groups)
     if recipe in ("budget", "dims", "securities", "fiscal_months", "sections", "through"):
@@ -104,6 +106,8 @@ def make_series(seed: int, table_no: int, recipe: str = "", cycle: int = 0) -> S
         period_total = bool(rng.random() < 0.5)
     if layout.month_rows == "year_row":
         period_kind, window = "month", 8
+    elif layout.month_rows == "days":
+        period_kind, window = "day", 4
     elif layout.month_rows != "dated":  # years, then months (row_sections)
         period_kind, window = "fy", 0
     if layout.columns == "quarters":

@@ -260,11 +260,17 @@ def build_table(
             stub = "Period"
         elif spec.layout.month_rows == "fy_then_months":
             stub = "Fiscal year or month"
+        elif spec.layout.month_rows == "days":
+            stub = "As of following dates"
         elif spec.period_kind == "fy":
             stub = "End of fiscal year" if spec.stock else "Fiscal year"
         else:
             stub = "End of month" if spec.stock else "Month"
-    title = f"Table {spec.table_no}.- {spec.title}"
+    statement = spec.title
+    if spec.layout.month_rows == "days":  # the month the day rows fall in
+        end = pers[-1].end
+        statement = f"{spec.title} for {MONTH_NAMES[end.month - 1]} {end.year}"
+    title = f"Table {spec.table_no}.- {statement}"
     if spec.layout.unit_place == "title":
         title = f"{title} {paren_unit(spec.unit)}"
     return StatementTable(
@@ -278,7 +284,7 @@ def build_table(
         col_paths=col_paths,
         cells=grid,
         identities=identities,
-        statement=spec.title,
+        statement=statement,
         stub_text=stub,
         row_parents=parents,
         print_lines=print_lines,

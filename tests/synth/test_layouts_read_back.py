@@ -12,6 +12,8 @@ the table code on one of these layouts fails its test here.
   "Calendar years:" and "Months:" each over the rows it dates.
 - ``through`` (1967-08 p107): columns "Calendar year" over 1947, 1948, 1949 and "1950
   through February" (the year to date), then "1950" over January, February.
+- ``days`` (1940-05 p59): positions on "Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28" under
+  a title "... for February 1950" and the stub head "As of following dates".
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed"),
 ]
 
-RECIPES_READ = ("fiscal_months", "sections", "through")
+# seed 11 deals a statement of positions (Public Debt Outstanding) to the fourth series,
+# the one the day rows need
+RECIPES_READ = ("fiscal_months", "sections", "through", "days")
 CHECKED = ("unit", "period", "row_label", "row_parent")
 
 
@@ -60,7 +64,7 @@ def real_layouts(tmp_path_factory):
     root = tmp_path_factory.mktemp("real_layouts")
     corpus = generate_scans(
         root / "scans",
-        seed=7,
+        seed=11,
         volumes=1,
         tables_per_volume=len(RECIPES_READ),
         dpi_choices=(150,),
@@ -137,11 +141,30 @@ def test_a_year_through_a_month_column_is_the_year_to_date(real_layouts) -> None
     assert not _misses(items, "through_column")
 
 
+def test_day_rows_under_a_one_month_title_are_positions_on_those_days(real_layouts) -> None:
+    """1940-05 p59: "Feb. 7" ... "Feb. 28" take their year from the title's month."""
+    corpus, (_, items) = real_layouts
+    tables = corpus.truth("truth_tables").filter(pl.col("layout").list.contains("day_rows"))
+    assert tables.height == 1
+    assert tables["title"][0].endswith(" for February 1950")
+    assert tables["row_labels"][0].to_list() == ["Feb. 7", "Feb. 14", "Feb. 21", "Feb. 28"]
+    periods = items.filter(
+        pl.col("layout").list.contains("day_rows") & (pl.col("metric") == "period")
+    )
+    assert set(periods["truth"]) == {
+        f"('as_of_date', '1950-02-{d:02d}', '1950-02-{d:02d}')" for d in (7, 14, 21, 28)
+    }
+    assert not _misses(items, "day_rows")
+
+
 def test_the_truth_dates_every_row_of_the_year_and_month_stubs(real_layouts) -> None:
     corpus, _ = real_layouts
     tables = corpus.truth("truth_tables").select("file_name", "page_no", "table_no", "layout")
     cells = corpus.truth("truth_cells").join(tables, on=["file_name", "page_no", "table_no"])
-    cells = cells.filter(~pl.col("layout").list.contains("through_column"))
+    cells = cells.filter(
+        pl.col("layout").list.contains("fy_or_month")
+        | pl.col("layout").list.contains("stub_sections")
+    )
     for c in cells.iter_rows(named=True):
         kind, start, end = c["period_kind"], c["period_start"], c["period_end"]
         label, parent = c["row_label"], c["row_parent"]
