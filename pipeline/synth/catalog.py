@@ -333,6 +333,7 @@ class Layout:
     chart: bool = False  # a bar chart with a legend line printed above the table
     continued: bool = False  # split over two pages, the second titled "(Continued)"
     leaders: bool = False  # dot leaders from each stub label to the figures ("1942 .....")
+    half: bool = False  # printed on half the page width, beside the next such table
 
 
 CLASSIC = Layout()
@@ -355,6 +356,9 @@ RECIPES: dict[str, Layout] = {
     # 1940-05 p59 (Short-Term Foreign Assets ... for February 1940): positions on the
     # days of one month ("Feb. 7", "Feb. 14", ...), the month and year in the title only
     "days": Layout("days", month_rows="days", leaders=True),
+    # 1939-12 p68, 1940-05 p73: two narrow tables side by side, each its own title (over
+    # two lines), unit, stub and three value columns
+    "side_by_side": Layout("side_by_side", half=True, leaders=True),
 }
 # Series are laid out in cycles of RECIPE_CYCLE: each full cycle prints every recipe of
 # CYCLE_RECIPES once and the classic layout on the remaining series. The other recipes

@@ -140,6 +140,7 @@ class StatementTable:
     unit_place: str = "line"  # line | title | column_head | page_head | none
     continued: bool = False
     part: int = 0  # 0 whole; 1 / 2 the parts of a table continued on the next page
+    type_pt: float = 0.0  # the type size shared with the table beside it; 0: fitted alone
 
     @property
     def col_labels(self) -> list[str]:
@@ -207,6 +208,8 @@ class StatementTable:
             tags.append("stub_sections")
         if lay.month_rows == "days":
             tags.append("day_rows")
+        if lay.half:
+            tags.append("side_by_side")
         if lay.columns == "through":
             tags.append("through_column")
         if lay.columns == "dims":

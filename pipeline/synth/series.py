@@ -48,7 +48,15 @@ def _fits(recipe: str, template: Template) -> bool:
         return template.stock
     if recipe == "quarters":
         return not template.stock and bool(template.groups)
-    if recipe in ("budget", "dims", "securities", "fiscal_months", "sections", "through"):
+    if recipe in (
+        "budget",
+        "dims",
+        "securities",
+        "fiscal_months",
+        "sections",
+        "through",
+        "side_by_side",  # flows: both tables of a pair print their rows at the same heights
+    ):
         return not template.stock
     return True
 
@@ -94,6 +102,8 @@ def make_series(seed: int, table_no: int, recipe: str = "", cycle: int = 0) -> S
         orientation = "cat_rows"
     if layout.month_rows != "dated":
         orientation = "period_rows"
+    if layout.half:
+        orientation = "cat_rows"
     lines = _pick_lines(template, orientation, rng, layout)
     unit, multiplier, decimals = UNITS[int(rng.integers(len(UNITS)))]
     if orientation == "cat_rows":
@@ -112,6 +122,8 @@ def make_series(seed: int, table_no: int, recipe: str = "", cycle: int = 0) -> S
         period_kind, window = "fy", 0
     if layout.columns == "quarters":
         window = 4
+    elif layout.half:
+        window = 3  # three value columns on half the page
     elif layout.columns == "dims":
         window = 2
     if layout.recipe or template.stock:
@@ -186,7 +198,7 @@ def _pick_lines(
     groups = list(template.groups)[:max_groups]
     if orientation == "period_rows" and groups and rng.random() < 0.4:
         groups = []
-    if layout.wrap:
+    if layout.wrap or layout.half:
         groups = groups[:1]  # wrapped labels take two lines each: keep the table on one page
     for group, members, subtotal in groups:
         k = int(rng.integers(2, min(max_members, len(members)) + 1))
