@@ -321,14 +321,19 @@ class Layout:
 
     recipe: str = ""  # "" (classic) or a key of RECIPES
     unit_place: str = "line"  # line | title | column_head | page_head | none
-    columns: str = "years"  # years | quarters | budget | dims | securities (cat_rows tables)
-    month_rows: str = "dated"  # dated ("Jan. 1950") | year_row ("1949-July", "August", ...)
+    columns: str = "years"  # years | quarters | budget | dims | securities | through (cat_rows)
+    # period rows: dated ("Jan. 1950") | year_row ("1949-July", "August", ...) |
+    # fy_then_months (fiscal-year rows, then month rows under a year row, under the stub
+    # head "Fiscal year or month") | sections (stub headings "Fiscal years:", "Calendar
+    # years:", "Months:" over the rows they date, an estimate row last among the years)
+    month_rows: str = "dated"
     wrap: bool = False  # long stub labels wrapped over two lines, some hyphenated
     headings: bool = False  # a heading line "Internal revenue:" over each group's rows
     label_marks: bool = False  # footnote marks "3/" after some stub labels
     chart: bool = False  # a bar chart with a legend line printed above the table
     continued: bool = False  # split over two pages, the second titled "(Continued)"
     leaders: bool = False  # dot leaders from each stub label to the figures ("1942 .....")
+    half: bool = False  # printed on half the page width, beside the next such table
 
 
 CLASSIC = Layout()
@@ -340,7 +345,25 @@ RECIPES: dict[str, Layout] = {
     "dims": Layout("dims", unit_place="page_head", columns="dims"),
     "months": Layout("months", month_rows="year_row", continued=True, leaders=True),
     "securities": Layout("securities", unit_place="none", columns="securities", leaders=True),
+    # 1948-05 p17 (Railroad Retirement Act): fiscal years 1940 ... 1947, then 1947-July ...
+    "fiscal_months": Layout("fiscal_months", month_rows="fy_then_months", leaders=True),
+    # 1953-09 p29 (Savings bonds, Series E through K): "Fiscal years:", "Calendar years:"
+    # and "Months:" headings in the stub, each over the rows it dates
+    "sections": Layout("sections", month_rows="sections", leaders=True),
+    # 1967-08 p107 (Net Transactions in Foreign Stocks): calendar years, "1967 through
+    # June" (the year to date) and the months of 1967 as columns
+    "through": Layout("through", columns="through"),
+    # 1940-05 p59 (Short-Term Foreign Assets ... for February 1940): positions on the
+    # days of one month ("Feb. 7", "Feb. 14", ...), the month and year in the title only
+    "days": Layout("days", month_rows="days", leaders=True),
+    # 1939-12 p68, 1940-05 p73: two narrow tables side by side, each its own title (over
+    # two lines), unit, stub and three value columns
+    "side_by_side": Layout("side_by_side", half=True, leaders=True),
 }
-# Series are laid out in cycles of RECIPE_CYCLE: each full cycle prints every recipe
-# once and the classic layout on the remaining series.
+# Series are laid out in cycles of RECIPE_CYCLE: each full cycle prints every recipe of
+# CYCLE_RECIPES once and the classic layout on the remaining series. The other recipes
+# are printed on request (``generate_scans(recipes=...)``): the page reading reads them
+# on clear pages, but on noisy ones it can still date a row wrongly (a stub head that
+# loses "Fiscal year or" leaves bare years), so they stay out of the default corpus.
+CYCLE_RECIPES = ("quarters", "budget", "dims", "months", "securities")
 RECIPE_CYCLE = 8

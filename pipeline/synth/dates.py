@@ -161,6 +161,8 @@ def column_pers(spec: SeriesSpec, year: int, month: int, volume: str) -> list[Pe
                 ordinal=m,
             ),
         ]
+    if lay.columns == "through":
+        return through_pers(m)
     if lay.columns == "dims":
         return [
             fy_per(fy, (f"Fiscal year {fy}", d), dim=d)
@@ -180,6 +182,10 @@ def column_pers(spec: SeriesSpec, year: int, month: int, volume: str) -> list[Pe
 
 def row_pers(spec: SeriesSpec, year: int, month: int) -> list[Per]:
     """The period rows a period_rows printing has, top to bottom (no Total row)."""
+    if spec.layout.month_rows == "days":
+        return day_pers(last_month(year, month))
+    if spec.layout.month_rows in ("fy_then_months", "sections"):
+        return [p for _, pers in row_sections(spec, year, month) for p in pers]
     if spec.period_kind == "fy":
         last = last_fiscal_year(year, month)
         fys = range(last - spec.window + 1, last + 1)
@@ -201,3 +207,101 @@ def month_row_labels(pers: list[Per]) -> list[str]:
         out.append(f"{y}-{name}" if y != year else name)
         year = y
     return out
+
+
+SECTION_HEADS = {"fy": "Fiscal years", "cy": "Calendar years", "m": "Months"}
+
+
+def cy_per(y: int, path: tuple[str, ...]) -> Per:
+    return Per(
+        ("cy", y),
+        "calendar_year",
+        date(y, 1, 1),
+        date(y, 12, 31),
+        f"calendar year {y}",
+        path,
+        ordinal=y * 12 + 11,
+    )
+
+
+def row_sections(spec: SeriesSpec, year: int, month: int) -> list[tuple[str, list[Per]]]:
+    """The period rows of a layout that prints years and months in one stub, by section
+    (a key of :data:`SECTION_HEADS`): fiscal years, then (``sections``) calendar years,
+    then the last months. ``fy_then_months`` prints four fiscal years; ``sections`` three
+    and the current fiscal year's estimate ("1954 (Est.)"), three calendar years."""
+    last_fy = last_fiscal_year(year, month)
+    m = last_month(year, month)
+    months = [month_per(k, (MONTH_NAMES[k % 12],), stock=False) for k in range(m - 5, m + 1)]
+    if spec.layout.month_rows == "fy_then_months":
+        fys = [fy_per(fy, (str(fy),)) for fy in range(last_fy - 3, last_fy + 1)]
+        return [("fy", fys), ("m", months)]
+    cur = last_fy + 1
+    start, end = fiscal_bounds(cur)
+    estimate = Per(
+        ("est", cur),
+        "estimate",
+        start,
+        end,
+        f"the fiscal year {cur} estimate",
+        (f"{cur} (Est.)",),
+        scale=1.05,
+        ordinal=_ordinal(end),
+    )
+    fys = [fy_per(fy, (str(fy),)) for fy in range(last_fy - 2, last_fy + 1)] + [estimate]
+    last_cy = m // 12 - 1 if m % 12 < 11 else m // 12
+    cys = [cy_per(y, (str(y),)) for y in range(last_cy - 2, last_cy + 1)]
+    return [("fy", fys), ("cy", cys), ("m", months)]
+
+
+def period_row_labels(pers: list[Per]) -> list[str]:
+    """Row labels of a stub of years and months: a year row prints its path, a run of
+    month rows prints its year on its first row and where it changes ("1953-January",
+    "February", ...)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pers):
+        if pers[i].kind != "month":
+            out.append(pers[i].path[-1])
+            i += 1
+            continue
+        j = i
+        while j < len(pers) and pers[j].kind == "month":
+            j += 1
+        out += month_row_labels(pers[i:j])
+        i = j
+    return out
+
+
+def through_pers(m: int) -> list[Per]:
+    """Columns of calendar years, the current year to date and its months (1967-08 p107:
+    "Calendar year" over 1964, 1965, 1966 and "1967 through June", then "1967" over
+    January ... June). ``m`` is the last complete month; at most its last four months of
+    the year are printed."""
+    y, last = m // 12, m % 12
+    out = [cy_per(k, ("Calendar year", str(k))) for k in range(y - 3, y)]
+    name = MONTH_NAMES[last]
+    out.append(
+        Per(
+            ("ytd_cy", y, m),
+            "year_to_date",
+            date(y, 1, 1),
+            month_end(y, last + 1),
+            f"calendar year {y} through {name}",
+            ("Calendar year", f"{y} through {name}"),
+            scale=(last + 1) / 12,
+            ordinal=m,
+        )
+    )
+    for k in range(max(y * 12, m - 3), m + 1):
+        out.append(month_per(k, (str(y), MONTH_NAMES[k % 12]), stock=False))
+    return out
+
+
+def day_pers(m: int) -> list[Per]:
+    """Positions on the 7th, 14th, 21st and 28th of month ``m`` (weekly figures), each
+    row printing its day only: "Feb. 7" (the year is in the title)."""
+    y, mo = m // 12, m % 12 + 1
+    return [
+        asof_per(date(y, mo, d), (f"{MONTHS[mo - 1]} {d}",), day_text(date(y, mo, d)))
+        for d in (7, 14, 21, 28)
+    ]

@@ -63,7 +63,7 @@ class SeriesSpec:
     unit_multiplier: int
     decimals: int
     orientation: str  # cat_rows (categories down, periods across) | period_rows
-    period_kind: str  # fy | month
+    period_kind: str  # fy | month | day
     window: int  # periods printed per volume
     period_total: bool  # a total over the printed periods (Total column / Total row)
     lines: tuple[Line, ...]
@@ -140,6 +140,7 @@ class StatementTable:
     unit_place: str = "line"  # line | title | column_head | page_head | none
     continued: bool = False
     part: int = 0  # 0 whole; 1 / 2 the parts of a table continued on the next page
+    type_pt: float = 0.0  # the type size shared with the table beside it; 0: fitted alone
 
     @property
     def col_labels(self) -> list[str]:
@@ -189,6 +190,7 @@ class StatementTable:
         kinds = {c.period.kind for row in self.cells for c in row if c.period is not None}
         for kind, tag in (
             ("fiscal_year", "fiscal_years"),
+            ("calendar_year", "calendar_years"),
             ("quarter", "quarters"),
             ("year_to_date", "year_to_date"),
             ("cumulative_to_date", "cumulative"),
@@ -200,6 +202,16 @@ class StatementTable:
                 tags.append(tag)
         if "month" in kinds or (self.spec.period_kind == "month" and "as_of" in tags):
             tags.append("month_year_rows" if lay.month_rows == "year_row" else "months")
+        if lay.month_rows == "fy_then_months":
+            tags.append("fy_or_month")
+        if lay.month_rows == "sections":
+            tags.append("stub_sections")
+        if lay.month_rows == "days":
+            tags.append("day_rows")
+        if lay.half:
+            tags.append("side_by_side")
+        if lay.columns == "through":
+            tags.append("through_column")
         if lay.columns == "dims":
             tags.append("dims")
         if lay.wrap:

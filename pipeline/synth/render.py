@@ -29,6 +29,8 @@ CONTENT_W = PAGE_W - 2 * MARGIN
 BODY_TOP = int(0.95 * HI_DPI)
 BODY_BOTTOM = PAGE_H - int(0.8 * HI_DPI)
 TABLE_GAP = int(0.35 * HI_DPI)
+GUTTER = int(0.3 * HI_DPI)  # between two tables printed side by side
+HALF_W = (CONTENT_W - GUTTER) // 2  # the width of each of them
 BODY_PT = 11.0  # clear pages OCR nearly perfectly at this size
 BLUR_RANGE = {150: (0.7, 0.95), 120: (0.65, 0.9), 100: (0.7, 1.0), 80: (0.9, 1.3), 60: (1.1, 1.6)}
 MIN_BODY_PT = 8.0
@@ -71,16 +73,31 @@ class TableBlock:
     stub_lines: list[str] = field(default_factory=list)
     header_lines: int = 0
     height: int = 0
+    width: int = CONTENT_W  # HALF_W for a table printed beside another
+    title_lines: list[str] = field(default_factory=list)
 
     @classmethod
     def fit(cls, table: StatementTable) -> TableBlock:
-        """Lay the table out at the largest font size (<= BODY_PT) that fits the width."""
-        pt = BODY_PT
+        """Lay the table out at the largest font size (<= BODY_PT) that fits the width
+        (half the page's for a table printed beside another)."""
+        pt = table.type_pt or BODY_PT
+        width = HALF_W if table.spec.layout.half else CONTENT_W
         while True:
-            block = cls(table, pt)
+            block = cls(table, pt, width=width)
             if block._layout() or pt <= MIN_BODY_PT:
                 return block
             pt -= 0.5
+
+    def _title_lines(self) -> tuple[list[str], float]:
+        """The title's lines and point size: one line (shrunk rather than overflowing) on
+        the full width; wrapped over centred lines on half the page."""
+        t = self.table
+        title_pt = self.pt + 0.5
+        if self.width < CONTENT_W:
+            return _wrap(t.title, font(SERIF_BOLD, title_pt), self.width), title_pt
+        while font(SERIF_BOLD, title_pt).getlength(t.title) > CONTENT_W and title_pt > MIN_BODY_PT:
+            title_pt -= 0.5  # long qualified titles at scale: shrink rather than overflow
+        return [t.title], title_pt
 
     @property
     def lh(self) -> int:
@@ -128,12 +145,12 @@ class TableBlock:
         self.label_w = round(max(label_w, f.getlength("Fiscal year")))
         base_gap = round(f.getlength("M") * 1.2)
         natural = self.label_w + sum(self.col_w) + base_gap * n
-        if natural > CONTENT_W:
+        if natural > self.width:
             return False
         # Spread spare width over the column gaps (wide gutters, as in the printed bulletins).
-        spare = CONTENT_W - natural
+        spare = self.width - natural
         self.gap = base_gap + min(spare // max(n, 1), 3 * base_gap)
-        self.label_w += CONTENT_W - (self.label_w + sum(self.col_w) + self.gap * n)
+        self.label_w += self.width - (self.label_w + sum(self.col_w) + self.gap * n)
         depth = max(len(p) for p in t.col_paths)
         self.tiers, self.tier_lines = [], []
         for level in range(depth - 1):
@@ -160,8 +177,9 @@ class TableBlock:
         leaf_tier = max(max(len(x) for x in self.leaf_lines), len(self.stub_lines))
         self.header_lines = self.span_tier + leaf_tier
         note_lh = round(self.lh * 0.85)
+        self.title_lines = self._title_lines()[0]
         self.height = (
-            round(self.lh * 1.2)  # title
+            round(self.lh * 1.2) * len(self.title_lines)  # title
             + (self.lh if t.unit else 0)  # unit line
             + self.lh // 3
             + self.header_lines * self.lh
@@ -187,17 +205,24 @@ class TableBlock:
         """Right edge (pixels) of value column ``c`` for a table starting at ``left``."""
         return left + self.label_w + sum(self.col_w[: c + 1]) + self.gap * (c + 1)
 
-    def draw(self, draw: ImageDraw.ImageDraw, top: int) -> tuple[int, int, int, int]:
-        """Draw the table with its top at ``top``; return its pixel box (x0, y0, x1, y1)."""
+    @property
+    def title_h(self) -> int:
+        """The height one title line takes."""
+        return round(self.lh * 1.2)
+
+    def draw(
+        self, draw: ImageDraw.ImageDraw, top: int, left: int = MARGIN
+    ) -> tuple[int, int, int, int]:
+        """Draw the table with its top at ``top`` and its left edge at ``left``; return
+        its pixel box (x0, y0, x1, y1)."""
         t, f, lh = self.table, self.body, self.lh
-        left, right = MARGIN, MARGIN + CONTENT_W
-        title_pt = self.pt + 0.5
-        while font(SERIF_BOLD, title_pt).getlength(t.title) > CONTENT_W and title_pt > MIN_BODY_PT:
-            title_pt -= 0.5  # long qualified titles at scale: shrink rather than overflow
+        right = left + self.width
+        lines, title_pt = self._title_lines()
         title_f = font(SERIF_BOLD, title_pt)
         y = top
-        draw.text(((left + right) / 2, y), t.title, font=title_f, fill=0, anchor="ma")
-        y += round(lh * 1.2)
+        for line in lines:
+            draw.text(((left + right) / 2, y), line, font=title_f, fill=0, anchor="ma")
+            y += round(lh * 1.2)
         if t.unit:
             draw.text(((left + right) / 2, y), t.unit, font=f, fill=0, anchor="ma")
             y += lh

@@ -27,7 +27,10 @@ from pipeline.synth.render import (
     BODY_BOTTOM,
     BODY_TOP,
     CHART_H,
+    GUTTER,
+    HALF_W,
     HI_DPI,
+    MARGIN,
     PAGE_H_PT,
     PAGE_HEAD_H,
     PAGE_W_PT,
@@ -97,6 +100,7 @@ class PageJob:
     tables: list[StatementTable] = field(default_factory=list)
     page_head: str = ""  # a unit line printed once at the head of the page
     chart: bool = False  # a bar chart above the first table
+    beside: list[bool] = field(default_factory=list)  # per table: right of the one before
 
 
 def generate_scans(
@@ -113,6 +117,7 @@ def generate_scans(
     misprint_rate: float = 0.1,
     workers: int = 1,
     progress: bool | None = None,
+    recipes: tuple[str, ...] | None = None,
 ) -> ScanCorpus:
     """Generate scanned bulletin volumes and their ground truth into ``out_dir``.
 
@@ -123,6 +128,8 @@ def generate_scans(
     periods; ``revision_rate`` is the chance that a reprint revises earlier figures
     and ``misprint_rate`` the share of tables with one member figure contradicting its
     total. ``workers`` > 1 draws pages in that many processes (output is identical).
+    ``recipes`` (keys of ``RECIPES``, "" for the classic layout) lays the series out in
+    that order, over and over, instead of the seeded cycle: a corpus of chosen layouts.
     Stale ``synth_bulletin_*.pdf`` files from an earlier run in ``out_dir`` are removed
     so that the folder holds exactly the corpus the truth describes.
     """
@@ -137,6 +144,8 @@ def generate_scans(
         "revision_rate": revision_rate,
         "misprint_rate": misprint_rate,
     }
+    if recipes is not None:
+        params["recipes"] = list(recipes)
     if volumes < 1 or tables_per_volume < 1 or tables_per_page < 1:
         raise ValueError(f"{out_dir}: volumes, tables_per_volume and tables_per_page must be >= 1")
     bulletins, revisions = build_bulletins(
@@ -147,6 +156,7 @@ def generate_scans(
         months_between_volumes=months_between_volumes,
         revision_rate=revision_rate,
         misprint_rate=misprint_rate,
+        recipes=recipes,
     )
     jobs = [
         job for b in bulletins for job in _page_jobs(b, seed, tuple(dpi_choices), tables_per_page)
@@ -258,10 +268,34 @@ def _page_jobs(
     pages: list[list[StatementTable]] = []
     heads: list[str] = []
     charts: list[bool] = []
+    besides: list[list[bool]] = []
     used = BODY_BOTTOM  # forces a new page for the first table
     closed = True
     for table in bulletin.tables:
         height = TableBlock.fit(table).height
+        if table.spec.layout.half:
+            # a half-width table starts a page on the left; the next one goes beside it
+            prev = pages[-1][-1] if pages else None
+            if (
+                prev is not None
+                and prev.spec.layout.half
+                and len(pages[-1]) == 1
+                and BODY_TOP + height <= BODY_BOTTOM
+            ):
+                # set in one type size, so that the rows of the two stand at one height
+                pt = min(TableBlock.fit(prev).pt, TableBlock.fit(table).pt)
+                prev.type_pt = table.type_pt = pt
+                pages[-1].append(table)
+                besides[-1].append(True)
+                used = BODY_TOP + max(TableBlock.fit(t).height for t in pages[-1])
+            else:
+                pages.append([table])
+                heads.append("")
+                charts.append(False)
+                besides.append([False])
+                used = BODY_TOP + height
+            closed = False
+            continue
         alone = table.chart or table.part == 2 or table.unit_place == "page_head"
         joins = not (alone or closed or not pages or len(pages[-1]) >= tables_per_page)
         if joins and heads[-1]:
@@ -274,9 +308,11 @@ def _page_jobs(
                     joins = False
         if joins and used + TABLE_GAP + height <= BODY_BOTTOM:
             pages[-1].append(table)
+            besides[-1].append(False)
             used += TABLE_GAP + height
         else:
             pages.append([table])
+            besides.append([False])
             heads.append(table.spec.unit if table.unit_place == "page_head" else "")
             charts.append(table.chart)
             used = BODY_TOP + height + (CHART_H if table.chart else 0)
@@ -305,6 +341,7 @@ def _page_jobs(
                 tables=pages[page_no - 2] if page_no > 1 else [],
                 page_head=heads[page_no - 2] if page_no > 1 else "",
                 chart=charts[page_no - 2] if page_no > 1 else False,
+                beside=besides[page_no - 2] if page_no > 1 else [],
             )
         )
     return jobs
@@ -327,10 +364,21 @@ def render_page(job: PageJob) -> tuple[bytes, list[tuple[int, int, int, int]]]:
             top += draw_page_head(draw, top, job.page_head)
         if job.chart:
             top += draw_chart(draw, top, np.random.default_rng([*job.noise_seed, 1]))
-        for table in job.tables:
-            block = TableBlock.fit(table)
-            boxes.append(block.draw(draw, top))
-            top += block.height + TABLE_GAP
+        beside = job.beside or [False] * len(job.tables)
+        i = 0
+        while i < len(job.tables):
+            # a row of the page: one table, or two side by side (the second one beside)
+            n = 2 if i + 1 < len(job.tables) and beside[i + 1] else 1
+            blocks = [TableBlock.fit(t) for t in job.tables[i : i + n]]
+            lines = max(len(b.title_lines) for b in blocks)
+            for k, block in enumerate(blocks):
+                left = MARGIN + k * (HALF_W + GUTTER)
+                # a title over fewer lines starts lower: the heads and rows line up
+                drop = (lines - len(block.title_lines)) * block.title_h
+                boxes.append(block.draw(draw, top + drop, left))
+            top += max(b.height + (lines - len(b.title_lines)) * b.title_h for b in blocks)
+            top += TABLE_GAP
+            i += n
     scan = degrade(img, job.quality, np.random.default_rng(job.noise_seed))
     doc = pymupdf.open()
     page = doc.new_page(width=PAGE_W_PT, height=PAGE_H_PT)

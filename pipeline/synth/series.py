@@ -12,6 +12,7 @@ import numpy as np
 
 from pipeline.synth.catalog import (
     CLASSIC,
+    CYCLE_RECIPES,
     HYPHENATION,
     LABEL_MARKS,
     LONG_LABELS,
@@ -43,9 +44,19 @@ def _template_for(seed: int, table_no: int) -> tuple[Template, int]:
 
 
 def _fits(recipe: str, template: Template) -> bool:
+    if recipe == "days":
+        return template.stock
     if recipe == "quarters":
         return not template.stock and bool(template.groups)
-    if recipe in ("budget", "dims", "securities"):
+    if recipe in (
+        "budget",
+        "dims",
+        "securities",
+        "fiscal_months",
+        "sections",
+        "through",
+        "side_by_side",  # flows: both tables of a pair print their rows at the same heights
+    ):
         return not template.stock
     return True
 
@@ -59,7 +70,7 @@ def assign_recipes(seed: int, n_series: int) -> list[str]:
     positions), a partial cycle of k series prints about 5k/8 of them.
     """
     templates = [_template_for(seed, t + 1)[0] for t in range(n_series)]
-    names = list(RECIPES)
+    names = list(CYCLE_RECIPES)
     out = [""] * n_series
     for c0 in range(0, n_series, RECIPE_CYCLE):
         idx = list(range(c0, min(c0 + RECIPE_CYCLE, n_series)))
@@ -67,7 +78,7 @@ def assign_recipes(seed: int, n_series: int) -> list[str]:
         k = len(names) if len(idx) == RECIPE_CYCLE else round(len(names) * len(idx) / RECIPE_CYCLE)
         chosen = [names[i] for i in sorted(rng.choice(len(names), size=k, replace=False))]
         order = [idx[int(i)] for i in rng.permutation(len(idx))]
-        for name in chosen:  # RECIPES is ordered most constrained first
+        for name in chosen:  # CYCLE_RECIPES is ordered most constrained first
             for i in order:
                 if not out[i] and _fits(name, templates[i]):
                     out[i] = name
@@ -89,8 +100,10 @@ def make_series(seed: int, table_no: int, recipe: str = "", cycle: int = 0) -> S
     orientation = "cat_rows" if rng.random() < 0.55 else "period_rows"
     if layout.columns != "years":
         orientation = "cat_rows"
-    if layout.month_rows == "year_row":
+    if layout.month_rows != "dated":
         orientation = "period_rows"
+    if layout.half:
+        orientation = "cat_rows"
     lines = _pick_lines(template, orientation, rng, layout)
     unit, multiplier, decimals = UNITS[int(rng.integers(len(UNITS)))]
     if orientation == "cat_rows":
@@ -103,8 +116,14 @@ def make_series(seed: int, table_no: int, recipe: str = "", cycle: int = 0) -> S
         period_total = bool(rng.random() < 0.5)
     if layout.month_rows == "year_row":
         period_kind, window = "month", 8
+    elif layout.month_rows == "days":
+        period_kind, window = "day", 4
+    elif layout.month_rows != "dated":  # years, then months (row_sections)
+        period_kind, window = "fy", 0
     if layout.columns == "quarters":
         window = 4
+    elif layout.half:
+        window = 3  # three value columns on half the page
     elif layout.columns == "dims":
         window = 2
     if layout.recipe or template.stock:
@@ -179,7 +198,7 @@ def _pick_lines(
     groups = list(template.groups)[:max_groups]
     if orientation == "period_rows" and groups and rng.random() < 0.4:
         groups = []
-    if layout.wrap:
+    if layout.wrap or layout.half:
         groups = groups[:1]  # wrapped labels take two lines each: keep the table on one page
     for group, members, subtotal in groups:
         k = int(rng.integers(2, min(max_members, len(members)) + 1))

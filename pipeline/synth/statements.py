@@ -19,7 +19,10 @@ quarter, fiscal-year-to-date, cumulative and estimate columns; several value col
 per period; month rows under a year row; stub labels wrapped over two lines (some
 hyphenated), group heading lines and footnote marks on labels; a chart above the
 table; a table continued on the next page; and a securities table whose maturity
-years are not periods. Stock statements (debt outstanding, cash balances) print
+years are not periods; printed on request only (``CYCLE_RECIPES`` are the ones the
+default corpus cycles through): fiscal-year rows followed by month rows under "Fiscal
+year or month", and stub headings "Fiscal years:", "Calendar years:", "Months:" over
+the rows they date. Stock statements (debt outstanding, cash balances) print
 positions on dates ("June 30, 1950"). Every printed period carries its true kind and
 dates (:class:`Per`), recorded in the truth.
 """
@@ -32,6 +35,7 @@ import numpy as np
 
 from pipeline.synth.catalog import (  # noqa: F401
     CLASSIC,
+    CYCLE_RECIPES,
     HYPHENATION,
     LABEL_MARKS,
     LABEL_NOTES,
@@ -52,6 +56,7 @@ from pipeline.synth.catalog import (  # noqa: F401
     Template,
 )
 from pipeline.synth.dates import (  # noqa: F401
+    SECTION_HEADS,
     _ordinal,
     asof_per,
     column_pers,
@@ -63,6 +68,7 @@ from pipeline.synth.dates import (  # noqa: F401
     month_end,
     month_per,
     month_row_labels,
+    period_row_labels,
     row_pers,
 )
 from pipeline.synth.model import (
@@ -192,6 +198,8 @@ def build_table(
     else:
         if spec.layout.month_rows == "year_row":
             row_labels = month_row_labels(pers)
+        elif spec.layout.month_rows != "dated":
+            row_labels = period_row_labels(pers)
         else:
             row_labels = [p.path[-1] for p in pers]
         row_indents = [0] * len(pers)
@@ -247,11 +255,22 @@ def build_table(
                 identities.append(Identity("col_total", (len(pers), c), members))
         print_lines = [PrintLine(lb, 0, r) for r, lb in enumerate(row_labels)]
         parents = [""] * len(row_labels)
-        if spec.period_kind == "fy":
+        if spec.layout.month_rows == "sections":
+            print_lines, parents = _section_print_lines(pers, row_labels)
+            stub = "Period"
+        elif spec.layout.month_rows == "fy_then_months":
+            stub = "Fiscal year or month"
+        elif spec.layout.month_rows == "days":
+            stub = "As of following dates"
+        elif spec.period_kind == "fy":
             stub = "End of fiscal year" if spec.stock else "Fiscal year"
         else:
             stub = "End of month" if spec.stock else "Month"
-    title = f"Table {spec.table_no}.- {spec.title}"
+    statement = spec.title
+    if spec.layout.month_rows == "days":  # the month the day rows fall in
+        end = pers[-1].end
+        statement = f"{spec.title} for {MONTH_NAMES[end.month - 1]} {end.year}"
+    title = f"Table {spec.table_no}.- {statement}"
     if spec.layout.unit_place == "title":
         title = f"{title} {paren_unit(spec.unit)}"
     return StatementTable(
@@ -265,12 +284,31 @@ def build_table(
         col_paths=col_paths,
         cells=grid,
         identities=identities,
-        statement=spec.title,
+        statement=statement,
         stub_text=stub,
         row_parents=parents,
         print_lines=print_lines,
         unit_place=spec.layout.unit_place,
     )
+
+
+def _section_print_lines(
+    pers: list[Per], row_labels: list[str]
+) -> tuple[list[PrintLine], list[str]]:
+    """A stub of sections: the heading line ("Calendar years:") over the rows it dates,
+    each row's parent that heading."""
+    out: list[PrintLine] = []
+    parents: list[str] = []
+    head = ""
+    for r, (p, label) in enumerate(zip(pers, row_labels, strict=True)):
+        kind = {"month": "m", "calendar_year": "cy"}.get(p.kind, "fy")  # an estimate: "fy"
+        section = SECTION_HEADS[kind]
+        if section != head:
+            out.append(PrintLine(f"{section}:", 0, None))
+            head = section
+        out.append(PrintLine(label, 0, r))
+        parents.append(section)
+    return out, parents
 
 
 def split_continued(table: StatementTable) -> list[StatementTable]:
@@ -421,11 +459,25 @@ class Bulletin:
         return f"{MONTH_NAMES[self.month - 1]} {self.year}"
 
 
-def make_specs(seed: int, tables_per_volume: int) -> list[SeriesSpec]:
-    """Every series of a corpus, each with its layout recipe."""
-    recipes = assign_recipes(seed, tables_per_volume)
+def make_specs(
+    seed: int, tables_per_volume: int, recipes: tuple[str, ...] | None = None
+) -> list[SeriesSpec]:
+    """Every series of a corpus, each with its layout recipe: ``recipes`` in turn when
+    given (a recipe that does not suit the series' statement, say month rows of flows for
+    a statement of positions, leaves it classic), else the seeded cycle of
+    :func:`assign_recipes`."""
+    if recipes:
+        unknown = set(recipes) - set(RECIPES) - {""}
+        if unknown:
+            raise ValueError(f"unknown layout recipes: {sorted(unknown)}")
+        chosen = [recipes[t % len(recipes)] for t in range(tables_per_volume)]
+        chosen = [
+            r if _fits(r, _template_for(seed, t + 1)[0]) else "" for t, r in enumerate(chosen)
+        ]
+    else:
+        chosen = assign_recipes(seed, tables_per_volume)
     return [
-        make_series(seed, t + 1, recipes[t], cycle=t // RECIPE_CYCLE)
+        make_series(seed, t + 1, chosen[t], cycle=t // RECIPE_CYCLE)
         for t in range(tables_per_volume)
     ]
 
@@ -439,6 +491,7 @@ def build_bulletins(
     months_between_volumes: int = 6,
     revision_rate: float = 0.6,
     misprint_rate: float = 0.1,
+    recipes: tuple[str, ...] | None = None,
 ) -> tuple[list[Bulletin], list[Revision]]:
     """Build every volume's tables (values, revisions, misprints, printed texts).
 
@@ -448,7 +501,7 @@ def build_bulletins(
     printings carry one misprinted member figure. A series continued on the next page
     is two printed tables per volume.
     """
-    specs = make_specs(seed, tables_per_volume)
+    specs = make_specs(seed, tables_per_volume, recipes)
     # Alternate the negative style over the series that print negatives, so that even a
     # small corpus has both "(1,234)" and "-1,234".
     negative = [i for i, s in enumerate(specs) if s.signed or any(ln.sign < 0 for ln in s.lines)]

@@ -16,10 +16,10 @@ from pipeline.synth.layout_scores import METRICS, score_layouts
 from pipeline.synth.reading import perfect_reading
 from pipeline.synth.scans import DEFAULT_PARAMS
 from pipeline.synth.statements import (
+    CYCLE_RECIPES,
     HYPHENATION,
     LONG_LABELS,
     RECIPE_CYCLE,
-    RECIPES,
     build_bulletins,
     make_specs,
     wrap_label,
@@ -68,19 +68,20 @@ def test_default_corpus_prints_every_layout_at_a_modest_rate() -> None:
     )
     seen = Counter(tag for b in bulletins for t in b.tables for tag in set(t.tags()))
     assert LAYOUTS <= set(seen), LAYOUTS - set(seen)
-    # each recipe on one series of the cycle, the classic layout on the others
+    # each recipe of the cycle on one series, the classic layout on the others
     specs = make_specs(7, int(p["tables_per_volume"]))
     recipes = Counter(s.layout.recipe for s in specs)
-    assert {r: recipes[r] for r in RECIPES} == dict.fromkeys(RECIPES, 1)
-    assert recipes[""] == int(p["tables_per_volume"]) - len(RECIPES) >= 3
+    assert {r: recipes[r] for r in CYCLE_RECIPES} == dict.fromkeys(CYCLE_RECIPES, 1)
+    assert recipes[""] == int(p["tables_per_volume"]) - len(CYCLE_RECIPES) >= 3
+    assert set(recipes) == {"", *CYCLE_RECIPES}  # the other recipes only on request
 
 
 def test_a_partial_cycle_prints_fewer_recipes() -> None:
     for n in (1, 2, 4, 5):
         specs = make_specs(11, n)
         n_recipes = sum(bool(s.layout.recipe) for s in specs)
-        assert n_recipes == round(len(RECIPES) * n / RECIPE_CYCLE)
-    assert sum(bool(s.layout.recipe) for s in make_specs(11, 16)) == 2 * len(RECIPES)
+        assert n_recipes == round(len(CYCLE_RECIPES) * n / RECIPE_CYCLE)
+    assert sum(bool(s.layout.recipe) for s in make_specs(11, 16)) == 2 * len(CYCLE_RECIPES)
 
 
 @pytest.mark.parametrize("label", sorted(LONG_LABELS.values()))
