@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Levenshtein
 
+from pipeline.tables.numbers import parse_number
+
 if TYPE_CHECKING:
     from pipeline.tables.lexicon import Lexicon
 
@@ -251,9 +253,43 @@ def scale_free_note(text: str) -> bool:
     words = re.findall(r"[A-Za-z]+", stripped)
     if len(words) < 6 or words[0].lower() in _IN_WORDS or read_unit(stripped) is not None:
         return False
-    return not any(
+    return not near_scale_word(stripped)
+
+
+def dollar_sign_amounts(texts: list[str]) -> bool:
+    """A row's figures (chunk texts, left to right) print "$" on most of its amounts, on
+    the figure itself ("$438,746", "$-18,060,586") or set apart just before it ("$",
+    "56,582"): the bulletins' mark of dollar amounts on a table's first row. Dashes
+    (empty cells) are no amounts."""
+    amounts = signed = 0
+    before = ""
+    for text in texts:
+        t = text.strip()
+        number = parse_number(t)
+        if number is not None and not number.is_dash:
+            amounts += 1
+            signed += t.lstrip("(-\u2212").startswith("$") or before == "$"
+        before = t
+    return amounts > 0 and 2 * signed > amounts
+
+
+def whole_dollar_figures(texts: list[str]) -> bool:
+    """Every "$" figure of the row is whole or in cents (no decimals, or two): a figure
+    printed to one decimal ("$53.7", "$27.1") is a rounded amount in a scale the page
+    names somewhere (1984-06 p88, "[In billions]"), never plain dollars."""
+    for text in texts:
+        number = parse_number(text.strip())
+        if number is not None and not number.is_dash and number.decimals not in (0, 2):
+            return False
+    return True
+
+
+def near_scale_word(text: str) -> bool:
+    """A word of ``text`` within three edits of a scale word ("mtllioas", "thcvsaads",
+    "billione"): a unit line OCR may have garbled past reading."""
+    return any(
         Levenshtein.distance(w.lower(), f"{s}s") <= 3 or Levenshtein.distance(w.lower(), s) <= 3
-        for w in words
+        for w in re.findall(r"[A-Za-z]+", text or "")
         if len(w) >= 5
         for s in (*_SCALES, "trillion")
     )

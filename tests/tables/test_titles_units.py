@@ -498,15 +498,15 @@ def _dollar_table(page: Page, y: float, first: list[str]) -> None:
 
 def test_dollar_figures_of_a_text_layer_table_without_unit_are_dollars() -> None:
     """2022-09 p56 (born digital): no unit line, the first row prints "$2,584,316,862,092":
-    dollars. A text layer drops no unit line; an OCR page might (1984-06 p88 lost its
-    "[In billions]" over "$27.1"), so there the unit stays unknown."""
+    dollars. A text layer drops no unit line; on an OCR page nothing over the table
+    reads like a garbled unit line either (see the tests below), so dollars too."""
     page = Page()
     _dollar_table(page, 300, ["$2,584,316,862,092", "$2,533,881,300,586"])
     text_pages = page.pages().with_columns(pl.lit("text_layer").alias("word_source"))
     tables, _ = build_tables(page.words(), text_pages)
     assert tables["unit"].to_list() == ["dollars"] and tables["unit_multiplier"].to_list() == [1]
     tables, _ = build_tables(page.words(), page.pages())  # OCR
-    assert tables["unit_multiplier"].to_list() == [None]
+    assert tables["unit"].to_list() == ["dollars"] and tables["unit_multiplier"].to_list() == [1]
 
 
 def test_dollar_figures_under_a_scale_word_are_not_taken_for_dollars() -> None:
@@ -631,8 +631,12 @@ def test_a_lower_panel_whose_unit_stands_over_its_value_columns_keeps_the_title(
     [
         # 1939-12 p45: the note in the unit line's place names no scale: whole dollars
         ("(Compiled from latest reporte received by the Treasury - checks issued)", 1),
-        # no note: OCR may have lost a unit line over the "$" figures (1984-06 p88)
-        (None, None),
+        # no note and no trace of a unit line: dollars (1939-12 p22, 1941-01 p40)
+        (None, 1),
+        # a bracketed line OCR garbled past reading may be the unit line (1940-05 p73,
+        # "(In millions)" read "(To militens)")
+        ("(To militens)", None),
+        ("(Ta xyzq)", None),
         # a note whose scale word OCR garbled past reading may be the unit line itself
         ("(Compiled from reports, in thcvsaads of dollars - checks issued)", None),
         ("(In thcvsaads of dollars - on basis of checks issued)", None),
@@ -652,3 +656,23 @@ def test_dollar_figures_under_a_note_naming_no_scale_are_dollars(
     _dollar_table(page, 300, ["$3,028,439", "$512,979"])
     tables, _ = build_tables(page.words(), page.pages())  # OCR
     assert tables["unit_multiplier"].to_list() == [multiplier]
+
+
+def test_dollar_figures_set_apart_or_to_one_decimal() -> None:
+    """1941-01 p40 (OCR): "Central Bank for Cooperatives ... $ 56,582 - - $ 31,741,968":
+    the "$" set apart before the figure marks it as dollars (no unit line, no scale on
+    the page). 1984-06 p88: "$53.7" printed to one decimal is a rounded amount in a
+    scale ("[In billions]", which OCR garbled): never plain dollars."""
+    page = Page()
+    _dollar_table(page, 300, ["-", "-"])
+    y = 300 + 4 * PITCH  # the first row: "$" set apart before two of its figures
+    page.text("$", COLS[0] - 12 * CW, y)
+    page.right("56,582", COLS[0], y)
+    page.text("$", COLS[2] - 12 * CW, y)
+    page.right("31,741,968", COLS[2], y)
+    tables, _ = build_tables(page.words(), page.pages())  # OCR
+    assert tables["unit"].to_list() == ["dollars"]
+    page = Page()
+    _dollar_table(page, 300, ["$53.7", "$40.5"])
+    tables, _ = build_tables(page.words(), page.pages())  # OCR
+    assert tables["unit_multiplier"].to_list() == [None]
