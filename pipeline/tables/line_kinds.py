@@ -13,7 +13,7 @@ from pipeline.tables.labels import month_abbreviation_like
 from pipeline.tables.lines import Chunk, Line, is_leader
 from pipeline.tables.periods import MONTH_NAME
 from pipeline.tables.titles import is_numbered_title
-from pipeline.tables.units import is_unit_line
+from pipeline.tables.units import index_base, is_unit_line
 
 # a date closing a label after a comma: "balance, Sept." wants its day ("30,"),
 # "balance, Sept. 30," its year (a stub of dates, "June 15, | 1963", keeps its columns)
@@ -74,7 +74,8 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     if is_numbered_title(text):
         return RowLine(line, "title")
     numbers = [c for c in line.chunks if c.is_number]
-    if is_unit_line(text) and len(numbers) <= 1:
+    # (an index base, "1935 = 100", is a unit line of two figures)
+    if is_unit_line(text) and (len(numbers) <= 1 or index_base(text)):
         return RowLine(line, "unit")
     label, values = split_label(line.chunks, margin, height)
     figures = [c for c in values if c.is_number]

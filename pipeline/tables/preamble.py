@@ -87,10 +87,15 @@ def read_preamble(
         title_at += len(parts) - 1
     elif last_unit is not None:
         # the title lines right above the unit line: at most two, close together, and
-        # never a note of the table above ("Note: Negative figures ...", "3 This does ...")
+        # never a note of the table above ("Note: Negative figures ...", "3 This does ...");
+        # a title wrapped over more lines goes on in small letters ("Ratios of Index of
+        # Wholesale Prices / in 39 Countries to Index of Wholesale / Prices in the United
+        # States", 1939-12 p68): a line opening in small letters has its start above it
         above: list[RowLine] = []
         below = preamble[last_unit]
-        for r in reversed(preamble[max(0, last_unit - 2) : last_unit]):
+        for r in reversed(preamble[:last_unit]):
+            if len(above) >= 2 and not below.line.text[:1].islower():
+                break
             if (
                 r.kind != "text"
                 or not title_like(r.line.text)

@@ -66,6 +66,9 @@ def read_unit(text: str) -> tuple[str, int | None] | None:
     low = " ".join((text or "").split())
     if not low:
         return None
+    base = index_base(low)
+    if base:
+        return f"index, {base} = 100", 1
     for pattern, words in _PATTERNS:
         m = pattern.search(low)
         if m:
@@ -80,6 +83,21 @@ def read_unit(text: str) -> tuple[str, int | None] | None:
                 what = "dollars"  # OCR: "dollare", "dollara", "dollere"; "dollars at $35 ..."
             return words.format(s=scale, what=what), _SCALES[scale]
     return _garbled_unit(low)
+
+
+# "1935 = 100", "(1947-49 = 100)", "Index, 1935 = 100": the base of an index, printed
+# where a unit line stands; the figures are index numbers on that base
+_INDEX_BASE = re.compile(
+    r"^\W{0,3}(?:index\W{1,3})?((?:18|19|20)\d\d(?:\s*[-\u2013]\s*(?:(?:18|19|20)\d\d|\d\d))?)"
+    r"\s*=\s*100\W{0,3}$",
+    re.IGNORECASE,
+)
+
+
+def index_base(text: str) -> str | None:
+    """The base period of a line that states only an index base ("1935 = 100"), or None."""
+    m = _INDEX_BASE.match(" ".join((text or "").split()))
+    return re.sub(r"\s+", "", m.group(1)) if m else None
 
 
 def garbled_scale(token: str) -> str | None:
@@ -146,6 +164,8 @@ def is_unit_line(text: str) -> bool:
         return False  # a stub heading ("TOTAL ASSETS PAYABLE / IN DOLLARS:")
     if read_unit(stripped) is None:
         return _unread_unit_line(stripped)
+    if index_base(stripped):
+        return True
     first = re.findall(r"[A-Za-z0-9]+", stripped[:12])
     opens = (
         stripped[0] in "(["

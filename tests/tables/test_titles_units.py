@@ -676,3 +676,39 @@ def test_dollar_figures_set_apart_or_to_one_decimal() -> None:
     _dollar_table(page, 300, ["$53.7", "$40.5"])
     tables, _ = build_tables(page.words(), page.pages())  # OCR
     assert tables["unit_multiplier"].to_list() == [None]
+
+
+def test_an_index_base_under_a_title_wrapped_over_three_lines() -> None:
+    """1939-12 p68 (left table): "Ratios of Index of Wholesale Prices / in 39 Countries
+    to Index of Wholesale / Prices in the United States", then "1935 = 100" centred where
+    the unit line stands: the figures are index numbers on that base (two figures on the
+    line, but no row), and the title is all three lines (the two under the first go on
+    from it; the unit line once took only the two lines right above it)."""
+    page = Page()
+    page.centred("Ratios of Index of Wholesale Prices", 1275, 200)
+    page.centred("in 39 Countries to Index of Wholesale", 1275, 245)
+    page.centred("Prices in the United States", 1275, 290)
+    page.centred("1935 = 100", 1275, 380)
+    _heads(page, 470, ["Unweighted", "Weighted", "Weighted", "Weighted"])
+    _rows(page, 560, ["1935 .....", "1936 .....", "1937 ....."], ["100", "105"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit"].to_list() == ["index, 1935 = 100"]
+    assert tables["unit_source"].to_list() == ["unit_line"]
+    assert tables["statement"].to_list() == [
+        "Ratios of Index of Wholesale Prices in 39 Countries to Index of Wholesale Prices"
+        " in the United States"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("1935 = 100", "index, 1935 = 100"),
+        ("(1947-49 = 100)", "index, 1947-49 = 100"),
+        ("1935 = 100 1935 = 100", None),  # two tables' bases on one line: no unit line
+        ("1935 - 100", None),
+    ],
+)
+def test_index_base_lines(text: str, unit: str | None) -> None:
+    found = read_unit(text)
+    assert (found[0] if found else None) == unit
