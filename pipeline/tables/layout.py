@@ -220,8 +220,10 @@ def _dollar_figures(table: dict, block: TableBlock, rows: list[RowLine], text_la
     )
     if scale_above:
         return
-    if text_layer or any(scale_free_note(r.line.text) for r in block.preamble) or (
-        _no_unit_line_trace(block, rows)
+    if (
+        text_layer
+        or any(scale_free_note(r.line.text) for r in block.preamble)
+        or _no_unit_line_trace(block, rows)
     ):
         table.update(unit="dollars", unit_multiplier=1, unit_source="dollar_sign", unit_printed="$")
 
