@@ -44,6 +44,8 @@ from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_periods import extend_year_runs, repair_year_run
 from pipeline.tables.titles import split_title
 from pipeline.tables.units import (
+    Unit,
+    count_spanner,
     dollar_sign_amounts,
     near_scale_word,
     read_table_unit,
@@ -407,6 +409,9 @@ def read_table(
         title = lexicon.correct(title)[0]
     parsed_title = split_title(title)
     unit = read_table_unit(title, unit_lines, col_labels, page_head or [], lexicon)
+    spanner = _count_spanner(block, header_lines, columns, col_labels, title, lexicon)
+    if not unit.known and spanner:
+        unit = Unit("number", 1, "column_head", spanner)
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
@@ -474,6 +479,37 @@ def read_table(
         "quality": quality,
     }
     return table, cells
+
+
+def _count_spanner(
+    block: TableBlock,
+    header_lines: list[RowLine],
+    columns: list[Column],
+    col_labels: list[str],
+    title: str,
+    lexicon: Lexicon | None,
+) -> str:
+    """The head line over all the others, "Number of ..." centred over all the value
+    columns, when no head line names a unit or a scale: the figures are counts. The
+    spanner may stand a gap above the heads under it (1941-01 p69: "Number of vessels"
+    over a rule, the years under it), where it is not read as a head line."""
+    if not header_lines:
+        return ""
+    if any(read_unit(r.line.text) or _SCALE_WORD.search(r.line.text) for r in header_lines):
+        return ""
+    if any(read_unit(c) for c in col_labels):
+        return ""
+    at = next((i for i, r in enumerate(block.preamble) if r is header_lines[0]), None)
+    tops = [header_lines[0]]
+    if at:
+        above = block.preamble[at - 1]
+        if above.kind == "text" and above.line.text.strip() not in title:
+            tops.insert(0, above)
+    for top in tops:
+        text = lexicon.correct(top.line.text)[0] if lexicon is not None else top.line.text
+        if count_spanner(text, top.line.x0, top.line.x1, (columns[0].x0, columns[-1].x1)):
+            return top.line.text
+    return ""
 
 
 def _is_page_listing(block: TableBlock, columns: list[Column]) -> bool:

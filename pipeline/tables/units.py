@@ -230,6 +230,18 @@ def table_unit(
 _COUNT_HEAD = re.compile(r"^\W*number\s+of\s+[A-Za-z]", re.IGNORECASE)
 
 
+def count_spanner(text: str, x0: float, x1: float, columns: tuple[float, float]) -> bool:
+    """The top head line states only "Number of ..." (its noun may be lost to OCR:
+    "Humber of" for "Number of vessels", 1941-01 p69), one phrase centred over all the
+    value columns (``columns``: the left edge of the first, the right edge of the last):
+    a spanner saying every figure under it is a count."""
+    lo, hi = columns
+    mid = (x0 + x1) / 2
+    return re.match(
+        r"^\W{0,2}number\s+of\b[A-Za-z\s]*$", " ".join(text.split()), re.I
+    ) is not None and abs(mid - (lo + hi) / 2) <= 0.15 * (hi - lo)
+
+
 def _counts(head: str) -> bool:
     """A column head path with a "Number of ..." level: its figures are counts."""
     return any(_COUNT_HEAD.match(level) for level in (head or "").split(" / "))

@@ -712,3 +712,27 @@ def test_an_index_base_under_a_title_wrapped_over_three_lines() -> None:
 def test_index_base_lines(text: str, unit: str | None) -> None:
     found = read_unit(text)
     assert (found[0] if found else None) == unit
+
+
+def _count_table(page: Page, spanner: str, mid: float) -> None:
+    page.centred("Vessels Cleared from the United States, Direct for Foreign Ports,", 1275, 200)
+    page.centred("Classified by Port from which Cleared", 1275, 245)
+    page.centred(spanner, mid, 400)
+    _heads(page, 400 + 3 * PITCH, ["1938", "1939", "Nov.", "Dec."])
+    _rows(page, 400 + 5 * PITCH, ["Ashtabula .....", "Baltimore .....", "Boston ....."], ["242"])
+
+
+def test_a_count_spanner_over_the_heads_states_counts() -> None:
+    """1941-01 p69 (OCR): "Number of vessels" centred over all the value columns, a rule
+    and the year heads under it; OCR read "Humber of" (the lexicon reads "Number") and
+    lost the noun, and the spanner stands too far above the years to be read as a head
+    line: the figures are counts all the same. Over one column only it says nothing of
+    the others."""
+    page = Page()
+    _count_table(page, "Number of", 1500)
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit"].to_list() == ["number"]
+    page = Page()
+    _count_table(page, "Number of", 2000)
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit_multiplier"].to_list() == [None]
