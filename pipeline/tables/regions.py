@@ -148,6 +148,12 @@ def _prose(text: str) -> bool:
     return letters >= 2 * len(re.findall(r"\d", text)) and letters >= 4
 
 
+def _one_phrase(chunks: list[Chunk], height: float) -> bool:
+    return all(
+        b.x0 - a.x1 < GUTTER_HEIGHTS * height for a, b in zip(chunks, chunks[1:], strict=False)
+    )
+
+
 def find_prose_column(lines: list[Line], height: float) -> tuple[float, int, int] | None:
     """``(cut, first, last)``: a column of running text printed beside the tables (a
     born-digital page sets its commentary right of a chart and the table under it,
@@ -168,10 +174,12 @@ def find_prose_column(lines: list[Line], height: float) -> tuple[float, int, int
         if len(texts) < MIN_PROSE_LINES:
             break
         # (a line of figures among the words may be most figures: "2004, $4 billion")
-        prose = sum(_prose(t) for t in texts.values())
+        prose = sum(_prose(texts[i]) and _one_phrase(lines[i].chunks[k:], height) for i, k in edge)
         if prose < 0.8 * len(texts) or x < 3 * PROSE_WIDTH * height:
             continue
-        if widths[len(widths) // 2] < PROSE_WIDTH * height:
+        # lines of running text fill the column (a table's text column holds short
+        # heads and wrapped labels of any length)
+        if widths[-1] < PROSE_WIDTH * height or widths[len(widths) // 2] < 0.6 * widths[-1]:
             continue
         first, last = min(texts), max(texts)
         band = lines[first : last + 1]
@@ -180,6 +188,11 @@ def find_prose_column(lines: list[Line], height: float) -> tuple[float, int, int
             continue  # nothing printed beside it: no table to free
         cut = (max(left) + x) / 2
         if x - max(left) < GUTTER_HEIGHTS * height or any(_crosses(ln, cut) for ln in band):
+            continue
+        # commentary runs on past what stands beside it: many of its lines stand alone
+        # (a table's text column, or one of two columns of footnotes, does not)
+        alone = sum(all(c.x0 >= cut for c in ln.chunks) for ln in band)
+        if alone < 0.4 * len(band):
             continue
         return cut, first, last
     return None
@@ -198,12 +211,14 @@ def page_regions(words: pl.DataFrame) -> list[pl.DataFrame]:
         prose = find_prose_column(lines, height)
         if prose is None:
             return [words]
-        # the column of prose holds no table: the page is read without it
+        # the column of prose is read apart from the rest of the page (it holds no
+        # table, but a page of two text columns may set a small table in either)
         cut, top, bottom = prose
         band = {ln.line_idx for ln in lines[top : bottom + 1]}
         mid = (pl.col("x0") + pl.col("x1")) / 2
-        kept = words.filter(~(pl.col("line_idx").is_in(list(band)) & (mid >= cut)))
-        return [assign_lines(kept.drop("line_idx"))]
+        beside = pl.col("line_idx").is_in(list(band)) & (mid >= cut)
+        parts = [words.filter(~beside), words.filter(beside)]
+        return [assign_lines(p.drop("line_idx")) for p in parts if not p.is_empty()]
     cut, top, bottom = gutter
     band = {ln.line_idx for ln in lines[top : bottom + 1]}
     above = {ln.line_idx for ln in lines[:top]}

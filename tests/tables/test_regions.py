@@ -193,3 +193,19 @@ def test_a_right_column_of_short_phrases_is_no_prose() -> None:
     page = Page()
     _beside_prose(page, PROSE)
     assert find_prose_column(page_lines(assign_lines(page.words())), 30.0) is not None
+
+
+def test_a_text_column_of_a_table_is_no_prose_column() -> None:
+    """1940-05 p11 ("Regular Federal Grants-in-aid to States"): a table's columns of
+    wrapped descriptions stand beside its figures on most lines; a column of prose runs
+    on past what stands beside it (many of its lines stand alone)."""
+    from pipeline.tables.lines import assign_lines, page_lines
+    from pipeline.tables.regions import find_prose_column
+
+    page = Page()
+    for i in range(14):
+        y = 300 + i * PITCH
+        page.text("Grants for vocational education .....", 100, y)
+        page.right(f"{1000 + i}", 1300, y)
+        page.text("Secretary may prescribe the basis of apportionment", 1500, y)
+    assert find_prose_column(page_lines(assign_lines(page.words())), 30.0) is None
