@@ -220,7 +220,9 @@ def _dollar_figures(table: dict, block: TableBlock, rows: list[RowLine], text_la
         r.mid <= bottom and (_SCALE_WORD.search(r.line.text) or read_unit(r.line.text) is not None)
         for r in rows
     )
-    if scale_above:
+    # nor in a column head as read (1984-06 p96: "Amount (in millions)" over a column
+    # of the table beside, read with this one)
+    if scale_above or any(_SCALE_WORD.search(h) or near_scale_word(h) for h in table["col_labels"]):
         return
     if (
         text_layer
@@ -243,12 +245,14 @@ def _no_unit_line_trace(block: TableBlock, rows: list[RowLine]) -> bool:
 
 def _panel_without_unit(table: dict, block: TableBlock, previous_title: str) -> bool:
     """A table that took the title of the table above it (it prints none of its own) and
-    reads no unit: the lower panel of that table."""
+    reads no unit: the lower panel of that table. Not when a head of its own names a
+    scale ("Amount (in millions)", 1984-06 p96): its columns are not all in that unit."""
     return (
         table["unit_multiplier"] is None
         and bool(previous_title)
         and table["title"] == previous_title
         and not any(r.kind in ("title", "unit") for r in block.preamble)
+        and not any(_SCALE_WORD.search(h) or near_scale_word(h) for h in table["col_labels"])
     )
 
 

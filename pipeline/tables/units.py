@@ -306,12 +306,12 @@ def dollar_sign_amounts(texts: list[str]) -> bool:
 
 
 def whole_dollar_figures(texts: list[str]) -> bool:
-    """Every "$" figure of the row is whole or in cents (no decimals, or two): a figure
-    printed to one decimal ("$53.7", "$27.1") is a rounded amount in a scale the page
-    names somewhere (1984-06 p88, "[In billions]"), never plain dollars."""
+    """No figure of the row is printed to one decimal: "$53.7", "$27.1" are rounded
+    amounts in a scale the page names somewhere (1984-06 p88, "[In billions]"), never
+    plain dollars. (Three "decimals" are a comma OCR read as a stop: "2,326.248".)"""
     for text in texts:
         number = parse_number(text.strip())
-        if number is not None and not number.is_dash and number.decimals not in (0, 2):
+        if number is not None and not number.is_dash and number.decimals == 1:
             return False
     return True
 

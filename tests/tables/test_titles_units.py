@@ -736,3 +736,72 @@ def test_a_count_spanner_over_the_heads_states_counts() -> None:
     _count_table(page, "Number of", 2000)
     tables, _ = build_tables(page.words(), page.pages())
     assert tables["unit_multiplier"].to_list() == [None]
+
+
+def test_a_title_line_with_a_count_above_an_index_base() -> None:
+    """1939-12 p67 (left table): "Indexes of Prices of 40 Foreign / Currencies in New
+    York" over "1935 = 100": the first line, set at the stub's edge, words and one
+    figure, reads like a head line, but one phrase of words above the unit line is a
+    title line."""
+    page = Page()
+    x = LEFT  # typewriter spacing: the words stand more than a word-space apart
+    for word in "Indexes of Prices of 40 Foreign".split():
+        page.text(word, x, 200)
+        x += len(word) * CW + 40
+    page.text("Currencies in New York", LEFT + 100, 245)
+    page.centred("1935 = 100", 1275, 330)
+    _heads(page, 420, ["Unweighted", "Weighted", "Weighted", "Weighted"])
+    _rows(page, 510, ["1935 .....", "1936 .....", "1937 ....."], ["100", "97"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["statement"].to_list() == [
+        "Indexes of Prices of 40 Foreign Currencies in New York"
+    ]
+
+
+def test_a_note_paragraph_above_a_title_is_not_taken_into_it() -> None:
+    """1941-01 p27: a footnote of the table above ("1/ The 2 percent Postal savings bonds
+    ... / held by Government agencies and trust funds.") over the title "Net Market
+    Purchases or Sales of Government Securities ..." and its unit line: a line closing a
+    sentence does not run on into the title (a title wraps over more than two lines only
+    as one phrase going on in small letters)."""
+    page = Page()
+    page.text("The 2 percent Postal savings bonds have been classified as in the", LEFT, 150)
+    page.text("securities held by Government agencies and trust funds.", LEFT, 195)
+    page.centred("Net Market Purchases or Sales of Government Securities", 1275, 240)
+    page.centred("(In millions of dollars)", 1275, 320)
+    _heads(page, 440, ["Total", "Bonds", "Notes", "Bills"])
+    _rows(page, 530, ["1938 .....", "1939 .....", "1940 ....."], ["12.5", "3.1"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert "Postal" not in tables["title"].to_list()[0]
+
+
+def test_a_lower_panel_with_a_scale_in_its_heads_takes_no_unit_from_above() -> None:
+    """1984-06 p96: "CURRENCY IN CIRCULATION BY DENOMINATION" ("$3,607,846,625") read
+    with the table beside it, whose column is "Amount (in millions)", as a lower panel
+    of the dollar table above: a head of its own naming a scale says its columns are
+    not all in the unit of the table above; no unit is carried over."""
+    page = Page()
+    _dollar_table(page, 300, ["$199,054,502,783", "$183,720,451,805"])
+    _heads(page, 300 + 10 * PITCH, ["Total", "Notes", "Amount (in millions)", "Per capita"])
+    _rows(page, 300 + 12 * PITCH, ["$1 .....", "$2 ....."], ["3,607,846,625", "697,292"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables.height == 2
+    assert tables["unit"].to_list()[0] == "dollars"
+    assert tables["unit_multiplier"].to_list()[1] is None
+
+
+def test_dollar_figures_under_a_scale_head_or_with_a_comma_read_as_a_stop() -> None:
+    """A "$" first row whose table has a head naming a scale ("Amount (in millions)")
+    is not plain dollars; "$2,326.248" (OCR read a comma as a stop, 1940-05 p49) is no
+    one-decimal figure and does not rule dollars out."""
+    page = Page()
+    page.centred("TABLE USCC-1—Amounts Outstanding and in Circulation, June 30, 2022", 1275, 300)
+    _heads(page, 300 + 2 * PITCH, ["Total", "Notes", "Amount (in millions)", "Per capita"])
+    _rows(page, 300 + 4 * PITCH, ["Amounts outstanding ....."], ["$2,584", "$2,533"])
+    _rows(page, 300 + 5 * PITCH, ["The Treasury .....", "FRBs ....."], ["179,149", "96,549"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit_multiplier"].to_list() == [None]
+    page = Page()
+    _dollar_table(page, 300, ["$2,326.248", "$56,582"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit"].to_list() == ["dollars"]
