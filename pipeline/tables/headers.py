@@ -133,6 +133,11 @@ def column_heads(
             parts.append(own_text[c])
         paths.append(" / ".join(parts))
         doubt[c] = doubt[c] or _broken_level(parts)
+        # under a spanner whose other columns have heads of their own, a column without
+        # one lost it to OCR ("Unweighted" over "United States", "United Kingdom" and
+        # a "France" OCR dropped, 1939-12 p68): its path is cut short
+        if spans[c] and not own_text[c] and any(own_text[k] for k in spans[c][-1][2] if k != c):
+            doubt[c] = doubt[c] or f"no head of its own under {spans[c][-1][1]!r}"
     return ColumnHeads(paths, doubt)
 
 

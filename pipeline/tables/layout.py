@@ -44,7 +44,16 @@ from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_panels import lost_stub_head, panel_stub_head
 from pipeline.tables.stub_periods import extend_year_runs, repair_year_run
 from pipeline.tables.titles import split_title
-from pipeline.tables.units import read_table_unit, read_unit, scale_free_note
+from pipeline.tables.units import (
+    Unit,
+    count_spanner,
+    dollar_sign_amounts,
+    near_scale_word,
+    read_table_unit,
+    read_unit,
+    scale_free_note,
+    whole_dollar_figures,
+)
 
 
 @dataclass
@@ -182,12 +191,8 @@ def page_tables(
                 block, table_no, height, pitch, quality, page_head, previous_title, lexicon,
                 heading, stub_head_above=above, panel_texts=previous_texts,
             )  # fmt: skip
-        if (
-            table is not None
-            and table["unit_multiplier"] is None
-            and (text_layer or any(scale_free_note(r.line.text) for r in block.preamble))
-        ):
-            _dollar_figures(table, block, rows)
+        if table is not None and table["unit_multiplier"] is None:
+            _dollar_figures(table, block, rows, text_layer)
         if table is not None and tables and _panel_without_unit(table, block, previous_title):
             # a panel under the table above (its title carried over, no unit of its own)
             # is in the unit of that table
@@ -206,37 +211,58 @@ def page_tables(
 _SCALE_WORD = re.compile(r"\b(thousand|million|billion|trillion)s?\b", re.IGNORECASE)
 
 
-def _dollar_figures(table: dict, block: TableBlock, rows: list[RowLine]) -> None:
-    """A table in a text layer whose first row prints "$" on its figures and above which
-    the page states no unit and no scale (no unit line, head or scale word over it or
-    in its rows): its figures are
-    dollars (2022-09 p56, "$2,584,316,862,092"). A text layer loses no line, so no
-    unit line can have been dropped, as OCR may drop one over a "$" table; on an OCR page
-    only a note read in the unit line's place that names no scale rules that out
-    (:func:`~pipeline.tables.units.scale_free_note`, 1939-12 p45)."""
-    figures = [c for c in block.body[0].values if c.is_number]
-    # the first row prints "$" on its figures (the bulletins' style for dollar amounts)
-    dollars = bool(figures) and 2 * sum(
-        c.text.lstrip("(-\u2212").startswith("$") for c in figures
-    ) > len(figures)
+def _dollar_figures(table: dict, block: TableBlock, rows: list[RowLine], text_layer: bool) -> None:
+    """A table whose first row prints "$" on its amounts, whole or in cents, and above
+    which the page states no unit and no scale (no unit line, head or scale word over it
+    or in its rows): its figures are dollars (2022-09 p56, "$2,584,316,862,092"; 1939-12
+    p22, "$438,746"). A text layer loses no line, so no unit line can have been dropped.
+    On an OCR page a unit line may come back garbled past reading; the place under the
+    title must then be taken by a note that names no scale
+    (:func:`~pipeline.tables.units.scale_free_note`, 1939-12 p45), or show no trace of
+    one (:func:`_no_unit_line_trace`; 1941-01 p40, "$ 56,582" under a title and heads)."""
+    # (a "$" set apart before the first figure is read with the label)
+    texts = [c.text for c in block.body[0].line.chunks]
+    if not (dollar_sign_amounts(texts) and whole_dollar_figures(texts)):
+        return
     bottom = block.body[-1].mid
     # no scale named over the table or in its own rows ("$24,000 million" in prose)
     scale_above = any(
         r.mid <= bottom and (_SCALE_WORD.search(r.line.text) or read_unit(r.line.text) is not None)
         for r in rows
     )
-    if dollars and not scale_above:
+    # nor in a column head as read (1984-06 p96: "Amount (in millions)" over a column
+    # of the table beside, read with this one)
+    if scale_above or any(_SCALE_WORD.search(h) or near_scale_word(h) for h in table["col_labels"]):
+        return
+    if (
+        text_layer
+        or any(scale_free_note(r.line.text) for r in block.preamble)
+        or _no_unit_line_trace(block, rows)
+    ):
         table.update(unit="dollars", unit_multiplier=1, unit_source="dollar_sign", unit_printed="$")
+
+
+def _no_unit_line_trace(block: TableBlock, rows: list[RowLine]) -> bool:
+    """Nothing over an OCR table reads like a unit line OCR garbled: no line set as one
+    (a unit line whose scale is unread, a line opening with a bracket: "(Ia mtllioas of
+    dollare)"), no word above the table's first row within three edits of a scale word
+    ("thcvsaads")."""
+    top = block.body[0].mid
+    return not any(
+        r.kind == "unit" or re.match(r"^\W{0,2}[(\[]", r.line.text) for r in block.preamble
+    ) and not any(r.mid < top and near_scale_word(r.line.text) for r in rows)
 
 
 def _panel_without_unit(table: dict, block: TableBlock, previous_title: str) -> bool:
     """A table that took the title of the table above it (it prints none of its own) and
-    reads no unit: the lower panel of that table."""
+    reads no unit: the lower panel of that table. Not when a head of its own names a
+    scale ("Amount (in millions)", 1984-06 p96): its columns are not all in that unit."""
     return (
         table["unit_multiplier"] is None
         and bool(previous_title)
         and table["title"] == previous_title
         and not any(r.kind in ("title", "unit") for r in block.preamble)
+        and not any(_SCALE_WORD.search(h) or near_scale_word(h) for h in table["col_labels"])
     )
 
 
@@ -409,6 +435,9 @@ def read_table(
         title = lexicon.correct(title)[0]
     parsed_title = split_title(title)
     unit = read_table_unit(title, unit_lines, col_labels, page_head or [], lexicon)
+    spanner = _count_spanner(block, header_lines, columns, col_labels, title, lexicon)
+    if not unit.known and spanner:
+        unit = Unit("number", 1, "column_head", spanner)
     first = block.body[0].line
     doc_id, page_no = first.doc_id, first.page_no
     table_id = f"{doc_id}:{page_no}:{table_no}"
@@ -478,6 +507,37 @@ def read_table(
         "quality": quality,
     }
     return table, cells
+
+
+def _count_spanner(
+    block: TableBlock,
+    header_lines: list[RowLine],
+    columns: list[Column],
+    col_labels: list[str],
+    title: str,
+    lexicon: Lexicon | None,
+) -> str:
+    """The head line over all the others, "Number of ..." centred over all the value
+    columns, when no head line names a unit or a scale: the figures are counts. The
+    spanner may stand a gap above the heads under it (1941-01 p69: "Number of vessels"
+    over a rule, the years under it), where it is not read as a head line."""
+    if not header_lines:
+        return ""
+    if any(read_unit(r.line.text) or _SCALE_WORD.search(r.line.text) for r in header_lines):
+        return ""
+    if any(read_unit(c) for c in col_labels):
+        return ""
+    at = next((i for i, r in enumerate(block.preamble) if r is header_lines[0]), None)
+    tops = [header_lines[0]]
+    if at:
+        above = block.preamble[at - 1]
+        if above.kind == "text" and above.line.text.strip() not in title:
+            tops.insert(0, above)
+    for top in tops:
+        text = lexicon.correct(top.line.text)[0] if lexicon is not None else top.line.text
+        if count_spanner(text, top.line.x0, top.line.x1, (columns[0].x0, columns[-1].x1)):
+            return top.line.text
+    return ""
 
 
 def _is_page_listing(block: TableBlock, columns: list[Column]) -> bool:

@@ -175,6 +175,15 @@ def _slip_of(read: str, word: str) -> bool:
     return len(read) != len(word) or slip_cost(read, word) <= SLIP_COST
 
 
+def _word_within(read: str, word: str, counts: Counter) -> bool:
+    """``read`` is ``word`` with a letter left out, and ``word`` is printed fewer than
+    ``MIN_SUPPORT`` times: no sure slip. Words nest ("ratios" in "rations"), and a rare
+    "word" may be no word at all: the archive prints "rations" only as the end of a
+    hyphenated "Corpo-rations" or "associa-tions" (1939-12 p68 read "Ratios of Index
+    of Wholesale Prices" right, in two volumes, and it was "corrected" to "Rations")."""
+    return len(read) < len(word) and counts[word] < MIN_SUPPORT
+
+
 def _plural_pair(a: str, b: str) -> bool:
     """ "account" / "accounts": both spellings are words."""
     return a + "s" == b or b + "s" == a
@@ -239,12 +248,13 @@ def build_lexicon(words: pl.DataFrame) -> Lexicon:
             for w, _, _ in near
             if w != token and counts[w] >= DOMINANCE * counts[token] and not _plural_pair(w, token)
         ]
-        if any(_slip_of(token, w) for w in far_more):
+        if any(_slip_of(token, w) and not _word_within(token, w, counts) for w in far_more):
             del counts[token]
         elif far_more:
             # another letter in a look-alike's place: a word of its own ("fuel",
             # "lumber", "bullion") or a slip the look-alikes do not list ("Burope",
-            # "Jane"): neither corrected nor trusted
+            # "Jane"); or a word inside a word the archive prints only a few times
+            # ("ratios" beside "rations"): neither corrected nor trusted
             del counts[token]
             contested.add(token)
     return Lexicon(counts, contested, short)

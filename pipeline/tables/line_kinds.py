@@ -13,7 +13,7 @@ from pipeline.tables.labels import month_abbreviation_like
 from pipeline.tables.lines import Chunk, Line, is_leader
 from pipeline.tables.periods import MONTH_NAME
 from pipeline.tables.titles import is_numbered_title
-from pipeline.tables.units import is_unit_line
+from pipeline.tables.units import index_base, is_unit_line
 
 # a date closing a label after a comma: "balance, Sept." wants its day ("30,"),
 # "balance, Sept. 30," its year (a stub of dates, "June 15, | 1963", keeps its columns)
@@ -74,10 +74,13 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
     if is_numbered_title(text):
         return RowLine(line, "title")
     numbers = [c for c in line.chunks if c.is_number]
-    if is_unit_line(text) and len(numbers) <= 1:
+    # (an index base, "1935 = 100", is a unit line of two figures)
+    if is_unit_line(text) and (len(numbers) <= 1 or index_base(text)):
         return RowLine(line, "unit")
     label, values = split_label(line.chunks, margin, height)
-    figures = [c for c in values if c.is_number]
+    figures = [
+        c for k, c in enumerate(values) if c.is_number and not _phrase_dash(values, k, height)
+    ]
     if len(figures) >= 2 and _header_figures(figures, height):
         return RowLine(line, "header")
     if figures and (_head_words_and_figures(values) or _month_span_head(values)):
@@ -100,6 +103,21 @@ def classify_line(line: Line, margin: float, height: float) -> RowLine:
 
 _PERIOD_STUB = re.compile(r"^\W*(18|19|20)\d\d(\s*[-\u2013\u2014]\s*[A-Za-z]{3,}\.?)?\W*$")
 _NIL_MARK = re.compile(r"[-\u2013\u2014=:~.]+")
+
+
+def _phrase_dash(values: list[Chunk], k: int, height: float) -> bool:
+    """A dash set a word-space between two words ("Jan. - Sept." of a head "2006 / Jan. -
+    Sept.", 2006-12 p99): a hyphen in a phrase, not a nil figure of a column."""
+    c = values[k]
+    if c.number is None or not c.number.is_dash or k == 0 or k + 1 >= len(values):
+        return False
+    before, after = values[k - 1], values[k + 1]
+    return (
+        not before.is_number
+        and not after.is_number
+        and c.x0 - before.x1 < 0.9 * height
+        and after.x0 - c.x1 < 0.9 * height
+    )
 
 
 def _nil_period_row(label: list[Chunk], values: list[Chunk]) -> bool:

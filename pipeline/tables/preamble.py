@@ -87,12 +87,20 @@ def read_preamble(
         title_at += len(parts) - 1
     elif last_unit is not None:
         # the title lines right above the unit line: at most two, close together, and
-        # never a note of the table above ("Note: Negative figures ...", "3 This does ...")
+        # never a note of the table above ("Note: Negative figures ...", "3 This does ...");
+        # a title wrapped over more lines goes on in small letters ("Ratios of Index of
+        # Wholesale Prices / in 39 Countries to Index of Wholesale / Prices in the United
+        # States", 1939-12 p68): a line opening in small letters has its start above it
         above: list[RowLine] = []
         below = preamble[last_unit]
-        for r in reversed(preamble[max(0, last_unit - 2) : last_unit]):
+        for r in reversed(preamble[:last_unit]):
+            if len(above) >= 2 and not _runs_on(r, below):
+                break
+            # (a title line with a count, "Indexes of Prices of 40 Foreign", is read as
+            # a head line of words and a figure: one phrase of words, it is a title line)
+            worded = r.kind == "header" and _one_phrase(r, height) and len(r.line.text.split()) >= 4
             if (
-                r.kind != "text"
+                (r.kind != "text" and not worded)
                 or not title_like(r.line.text)
                 or _legend(r, height)
                 or _NOTE_LINE.match(r.line.text)
@@ -203,6 +211,26 @@ _DATE_FIGURE = re.compile(r"\d{1,2},?|(18|19|20)\d\d[.,]?")
 _CONTINUED_END = re.compile(
     r"[(\[\s\-\u2013\u2014]\s*(continued|cont'?d)\s*\.?\s*[)\]]?\s*$", re.IGNORECASE
 )
+
+
+def _runs_on(row: RowLine, below: RowLine) -> bool:
+    """``below`` goes on from ``row`` as a title wraps: in small letters, in the same
+    size of type, neither line closing a sentence (a note's paragraph above a unit line,
+    "... trust funds." over a title, is no part of the title)."""
+    h0, h1 = row.line.y1 - row.line.y0, below.line.y1 - below.line.y0
+    return (
+        below.line.text[:1].islower()
+        and abs(h0 - h1) <= 0.15 * max(h0, h1)
+        and not any(r.line.text.rstrip().endswith(".") for r in (row, below))
+    )
+
+
+def _one_phrase(row: RowLine, height: float) -> bool:
+    """The line's words are set a word-space apart, starting with a capital."""
+    chunks = row.line.chunks
+    return bool(re.match(r"^\W{0,2}[A-Z]", row.line.text)) and all(
+        b.x0 - a.x1 < 2 * height for a, b in zip(chunks, chunks[1:], strict=False)
+    )
 
 
 def _dated(row: RowLine) -> bool:

@@ -138,6 +138,66 @@ def _centred_title(line: Line, half: tuple[float, float], height: float) -> bool
     return abs((words[0].x0 + words[-1].x1) / 2 - mid) <= tol
 
 
+MIN_PROSE_LINES = 10  # lines of a column of prose beside the tables
+PROSE_WIDTH = 8.0  # a prose line's typical width, in text heights
+
+
+def _prose(text: str) -> bool:
+    """Running text: words, with figures among them ("$80 billion in 2000, $47")."""
+    letters = len(re.findall(r"[A-Za-z]", text))
+    return letters >= 2 * len(re.findall(r"\d", text)) and letters >= 4
+
+
+def _one_phrase(chunks: list[Chunk], height: float) -> bool:
+    return all(
+        b.x0 - a.x1 < GUTTER_HEIGHTS * height for a, b in zip(chunks, chunks[1:], strict=False)
+    )
+
+
+def find_prose_column(lines: list[Line], height: float) -> tuple[float, int, int] | None:
+    """``(cut, first, last)``: a column of running text printed beside the tables (a
+    born-digital page sets its commentary right of a chart and the table under it,
+    2006-12 p99), or None. Its lines start at one left edge, hold words, run several
+    text heights wide, and no word of the lines from its first to its last crosses the
+    gutter before that edge; rows of the table beside it share their printed lines with
+    it, so its words would be read as the rows' last columns."""
+    starts: dict[int, list[tuple[int, int]]] = {}  # left edge -> (line, chunk index)
+    for i, ln in enumerate(lines):
+        for k, c in enumerate(ln.chunks):
+            if k == 0 or c.x0 - ln.chunks[k - 1].x1 >= GUTTER_HEIGHTS * height:
+                starts.setdefault(round(c.x0 / height), []).append((i, k))
+    for key in sorted(starts, key=lambda e: -len(starts[e])):
+        edge = [(i, k) for e in (key - 1, key, key + 1) for i, k in starts.get(e, [])]
+        x = min(lines[i].chunks[k].x0 for i, k in edge)
+        texts = {i: " ".join(c.text for c in lines[i].chunks[k:]) for i, k in edge}
+        widths = sorted(lines[i].chunks[-1].x1 - lines[i].chunks[k].x0 for i, k in edge)
+        if len(texts) < MIN_PROSE_LINES:
+            break
+        # (a line of figures among the words may be most figures: "2004, $4 billion")
+        prose = sum(_prose(texts[i]) and _one_phrase(lines[i].chunks[k:], height) for i, k in edge)
+        if prose < 0.8 * len(texts) or x < 3 * PROSE_WIDTH * height:
+            continue
+        # lines of running text fill the column (a table's text column holds short
+        # heads and wrapped labels of any length)
+        if widths[-1] < PROSE_WIDTH * height or widths[len(widths) // 2] < 0.6 * widths[-1]:
+            continue
+        first, last = min(texts), max(texts)
+        band = lines[first : last + 1]
+        left = [c.x1 for ln in band for c in ln.chunks if c.x1 <= x]
+        if not left or sum(any(c.x1 <= x for c in ln.chunks) for ln in band) < 3:
+            continue  # nothing printed beside it: no table to free
+        cut = (max(left) + x) / 2
+        if x - max(left) < GUTTER_HEIGHTS * height or any(_crosses(ln, cut) for ln in band):
+            continue
+        # commentary runs on past what stands beside it: many of its lines stand alone
+        # (a table's text column, or one of two columns of footnotes, does not)
+        alone = sum(all(c.x0 >= cut for c in ln.chunks) for ln in band)
+        if alone < 0.4 * len(band):
+            continue
+        return cut, first, last
+    return None
+
+
 def page_regions(words: pl.DataFrame) -> list[pl.DataFrame]:
     """One page's words (carrying ``line_idx``) as the regions read one after another:
     the whole page, or - when two tables stand side by side - the lines above them
@@ -148,7 +208,17 @@ def page_regions(words: pl.DataFrame) -> list[pl.DataFrame]:
     height = float(words.select((pl.col("y1") - pl.col("y0")).median()).item())
     gutter = find_gutter(lines, height)
     if gutter is None:
-        return [words]
+        prose = find_prose_column(lines, height)
+        if prose is None:
+            return [words]
+        # the column of prose is read apart from the rest of the page (it holds no
+        # table, but a page of two text columns may set a small table in either)
+        cut, top, bottom = prose
+        band = {ln.line_idx for ln in lines[top : bottom + 1]}
+        mid = (pl.col("x0") + pl.col("x1")) / 2
+        beside = pl.col("line_idx").is_in(list(band)) & (mid >= cut)
+        parts = [words.filter(~beside), words.filter(beside)]
+        return [assign_lines(p.drop("line_idx")) for p in parts if not p.is_empty()]
     cut, top, bottom = gutter
     band = {ln.line_idx for ln in lines[top : bottom + 1]}
     above = {ln.line_idx for ln in lines[:top]}

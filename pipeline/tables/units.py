@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import Levenshtein
 
+from pipeline.tables.numbers import parse_number
+
 if TYPE_CHECKING:
     from pipeline.tables.lexicon import Lexicon
 
@@ -64,6 +66,9 @@ def read_unit(text: str) -> tuple[str, int | None] | None:
     low = " ".join((text or "").split())
     if not low:
         return None
+    base = index_base(low)
+    if base:
+        return f"index, {base} = 100", 1
     for pattern, words in _PATTERNS:
         m = pattern.search(low)
         if m:
@@ -78,6 +83,21 @@ def read_unit(text: str) -> tuple[str, int | None] | None:
                 what = "dollars"  # OCR: "dollare", "dollara", "dollere"; "dollars at $35 ..."
             return words.format(s=scale, what=what), _SCALES[scale]
     return _garbled_unit(low)
+
+
+# "1935 = 100", "(1947-49 = 100)", "Index, 1935 = 100": the base of an index, printed
+# where a unit line stands; the figures are index numbers on that base
+_INDEX_BASE = re.compile(
+    r"^\W{0,3}(?:index\W{1,3})?((?:18|19|20)\d\d(?:\s*[-\u2013]\s*(?:(?:18|19|20)\d\d|\d\d))?)"
+    r"\s*=\s*100\W{0,3}$",
+    re.IGNORECASE,
+)
+
+
+def index_base(text: str) -> str | None:
+    """The base period of a line that states only an index base ("1935 = 100"), or None."""
+    m = _INDEX_BASE.match(" ".join((text or "").split()))
+    return re.sub(r"\s+", "", m.group(1)) if m else None
 
 
 def garbled_scale(token: str) -> str | None:
@@ -144,6 +164,8 @@ def is_unit_line(text: str) -> bool:
         return False  # a stub heading ("TOTAL ASSETS PAYABLE / IN DOLLARS:")
     if read_unit(stripped) is None:
         return _unread_unit_line(stripped)
+    if index_base(stripped):
+        return True
     first = re.findall(r"[A-Za-z0-9]+", stripped[:12])
     opens = (
         stripped[0] in "(["
@@ -208,6 +230,18 @@ def table_unit(
 _COUNT_HEAD = re.compile(r"^\W*number\s+of\s+[A-Za-z]", re.IGNORECASE)
 
 
+def count_spanner(text: str, x0: float, x1: float, columns: tuple[float, float]) -> bool:
+    """The top head line states only "Number of ..." (its noun may be lost to OCR:
+    "Humber of" for "Number of vessels", 1941-01 p69), one phrase centred over all the
+    value columns (``columns``: the left edge of the first, the right edge of the last):
+    a spanner saying every figure under it is a count."""
+    lo, hi = columns
+    mid = (x0 + x1) / 2
+    return re.match(
+        r"^\W{0,2}number\s+of\b[A-Za-z\s]*$", " ".join(text.split()), re.I
+    ) is not None and abs(mid - (lo + hi) / 2) <= 0.15 * (hi - lo)
+
+
 def _counts(head: str) -> bool:
     """A column head path with a "Number of ..." level: its figures are counts."""
     return any(_COUNT_HEAD.match(level) for level in (head or "").split(" / "))
@@ -251,9 +285,43 @@ def scale_free_note(text: str) -> bool:
     words = re.findall(r"[A-Za-z]+", stripped)
     if len(words) < 6 or words[0].lower() in _IN_WORDS or read_unit(stripped) is not None:
         return False
-    return not any(
+    return not near_scale_word(stripped)
+
+
+def dollar_sign_amounts(texts: list[str]) -> bool:
+    """A row's figures (chunk texts, left to right) print "$" on most of its amounts, on
+    the figure itself ("$438,746", "$-18,060,586") or set apart just before it ("$",
+    "56,582"): the bulletins' mark of dollar amounts on a table's first row. Dashes
+    (empty cells) are no amounts."""
+    amounts = signed = 0
+    before = ""
+    for text in texts:
+        t = text.strip()
+        number = parse_number(t)
+        if number is not None and not number.is_dash:
+            amounts += 1
+            signed += t.lstrip("(-\u2212").startswith("$") or before == "$"
+        before = t
+    return amounts > 0 and 2 * signed > amounts
+
+
+def whole_dollar_figures(texts: list[str]) -> bool:
+    """No figure of the row is printed to one decimal: "$53.7", "$27.1" are rounded
+    amounts in a scale the page names somewhere (1984-06 p88, "[In billions]"), never
+    plain dollars. (Three "decimals" are a comma OCR read as a stop: "2,326.248".)"""
+    for text in texts:
+        number = parse_number(text.strip())
+        if number is not None and not number.is_dash and number.decimals == 1:
+            return False
+    return True
+
+
+def near_scale_word(text: str) -> bool:
+    """A word of ``text`` within three edits of a scale word ("mtllioas", "thcvsaads",
+    "billione"): a unit line OCR may have garbled past reading."""
+    return any(
         Levenshtein.distance(w.lower(), f"{s}s") <= 3 or Levenshtein.distance(w.lower(), s) <= 3
-        for w in words
+        for w in re.findall(r"[A-Za-z]+", text or "")
         if len(w) >= 5
         for s in (*_SCALES, "trillion")
     )

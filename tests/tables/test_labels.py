@@ -558,3 +558,31 @@ def test_specks_before_a_label_and_figure_ends_after_it_are_stripped() -> None:
     assert strip_row_marks("Veterans Administration of)") == "Veterans Administration"
     assert strip_row_marks("Series (A)") == "Series (A)"
     assert strip_row_marks("research by)") == "research by)"  # ends a bracket above
+
+
+def test_a_word_read_right_inside_a_rarely_printed_word_is_not_corrected() -> None:
+    """1939-12 p68: "Ratios of Index of Wholesale Prices ..." read right (and so read in
+    1984-06) was "corrected" to "Rations": the archive prints "rations" a dozen times,
+    only as the end of "Corpo-rations". A word one letter short of a word the archive
+    prints fewer than MIN_SUPPORT times is left as read (and marked); one letter short
+    of a common word it is a slip ("outstandng")."""
+    import polars as pl
+
+    from pipeline.ingest.schemas import WORDS_SCHEMA
+    from pipeline.tables.lexicon import build_lexicon
+
+    rows = []
+    for doc in ("d1", "d2"):
+        for word, n in (("ratios", 1), ("rations", 6), ("outstandng", 1), ("outstanding", 30)):
+            rows += [{"doc_id": doc, "text": word, "conf": 95.0, "source": "ocr"}] * n
+    words = pl.DataFrame(rows).with_columns(
+        *[
+            pl.lit(None, dtype).alias(c)
+            for c, dtype in WORDS_SCHEMA.items()
+            if c not in ("doc_id", "text", "conf", "source")
+        ]  # fmt: skip
+    )
+    lexicon = build_lexicon(words)
+    assert lexicon.correct("Ratios of Index")[0] == "Ratios of Index"
+    assert lexicon.unknown("Ratios of Index") == ["Ratios", "Index"]
+    assert lexicon.correct("Amounts outstandng")[0] == "Amounts outstanding"

@@ -116,3 +116,96 @@ def test_a_text_column_between_figures_does_not_split_a_table() -> None:
     tables, _ = build_tables(page.words(), page.pages())
     assert tables.height == 1
     assert tables.row(0, named=True)["n_cols"] >= 3
+
+
+PROSE = [
+    "The data on this page represent",
+    "investors' purchases and sales of",
+    "long-term foreign securities as",
+    "reported to the reporting system.",
+    "However, in the past several years,",
+    "investors also have acquired a",
+    "substantial amount of foreign stocks,",
+    "mostly European, through mergers",
+    "amounted to $80 billion in 2000, $47",
+    "that involve stock swaps. In",
+    "addition, when foreign firms",
+    "reincorporate in the United States,",
+    "period before rebounding to $141",
+    "billion in 2004 and $176 billion in",
+]
+
+
+def _beside_prose(page: Page, prose: list[str]) -> None:
+    """2006-12 p99 (born digital): a chart title over the page, then a small table on
+    the left ("Foreign bonds ... -28,492 ...") and a column of commentary on the right
+    whose lines stand at the heights of the table's rows."""
+    page.centred("CHART CM-D.—Net Purchases of Long-Term Foreign Securities", 1200, 100)
+    y = 100 + 2 * PITCH
+    cols = [560.0, 720.0, 880.0, 1040.0, 1340.0, 1620.0]
+    page.centred("In millions of dollars", 700, y)
+    page.centred("Calendar years", 900, y + PITCH)
+    heads = ["2002", "2003", "2004", "2005", "Jan. - Sept.", "July- Sept."]
+    for x1, head in zip(cols[4:], heads[4:], strict=True):
+        page.centred("2006", x1 - len(head) * CW / 2, y + 2 * PITCH)
+    page.text("Type", 100, y + 3 * PITCH)
+    for x1, head in zip(cols, heads, strict=True):
+        page.right(head, x1, y + 3 * PITCH)
+    rows = [("Foreign bonds .....", "-28,492"), ("Foreign stocks .....", "1,493"),
+            ("Total .....", "-26,999")]  # fmt: skip
+    for r, (label, fig) in enumerate(rows):
+        page.text(label, 100, y + (5 + r) * PITCH)
+        for x1 in cols:
+            page.right(fig, x1, y + (5 + r) * PITCH)
+    for i, line in enumerate(prose):
+        page.text(line, 1720, y + i * PITCH)
+
+
+def test_a_column_of_prose_beside_a_table_is_not_read_into_its_rows() -> None:
+    """2006-12 p99: the commentary's lines shared the printed lines of the table's rows
+    and heads ("Foreign bonds ... 42,178 period before rebounding to $141"), so the rows
+    read as text and no table was found. The column of prose is set aside; the table
+    under the chart title is read with its heads ("Jan. - Sept.", a dash in a phrase,
+    not a nil figure)."""
+    page = Page()
+    _beside_prose(page, PROSE)
+    tables, cells = build_tables(page.words(), page.pages())
+    assert tables.height == 1
+    assert tables["unit"].to_list() == ["millions of dollars"]
+    assert tables["n_rows"].to_list() == [3] and tables["n_cols"].to_list() == [6]
+    # the head line of years is a head, not a first row
+    assert tables["col_labels"].to_list()[0][:4] == [
+        f"Calendar years / {y}" for y in range(2002, 2006)
+    ]
+    assert "period before" not in " ".join(cells["row_label"].to_list())
+
+
+def test_a_right_column_of_short_phrases_is_no_prose() -> None:
+    """A table's last column of short words (a description, "Notes") at one left edge is
+    no column of prose: it is read with the table."""
+    from pipeline.tables.lines import assign_lines, page_lines
+    from pipeline.tables.regions import find_prose_column
+
+    page = Page()
+    _beside_prose(page, ["Bonds", "Notes"] * 7)
+    lines = page_lines(assign_lines(page.words()))
+    assert find_prose_column(lines, 30.0) is None
+    page = Page()
+    _beside_prose(page, PROSE)
+    assert find_prose_column(page_lines(assign_lines(page.words())), 30.0) is not None
+
+
+def test_a_text_column_of_a_table_is_no_prose_column() -> None:
+    """1940-05 p11 ("Regular Federal Grants-in-aid to States"): a table's columns of
+    wrapped descriptions stand beside its figures on most lines; a column of prose runs
+    on past what stands beside it (many of its lines stand alone)."""
+    from pipeline.tables.lines import assign_lines, page_lines
+    from pipeline.tables.regions import find_prose_column
+
+    page = Page()
+    for i in range(14):
+        y = 300 + i * PITCH
+        page.text("Grants for vocational education .....", 100, y)
+        page.right(f"{1000 + i}", 1300, y)
+        page.text("Secretary may prescribe the basis of apportionment", 1500, y)
+    assert find_prose_column(page_lines(assign_lines(page.words())), 30.0) is None

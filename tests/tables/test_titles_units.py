@@ -498,15 +498,15 @@ def _dollar_table(page: Page, y: float, first: list[str]) -> None:
 
 def test_dollar_figures_of_a_text_layer_table_without_unit_are_dollars() -> None:
     """2022-09 p56 (born digital): no unit line, the first row prints "$2,584,316,862,092":
-    dollars. A text layer drops no unit line; an OCR page might (1984-06 p88 lost its
-    "[In billions]" over "$27.1"), so there the unit stays unknown."""
+    dollars. A text layer drops no unit line; on an OCR page nothing over the table
+    reads like a garbled unit line either (see the tests below), so dollars too."""
     page = Page()
     _dollar_table(page, 300, ["$2,584,316,862,092", "$2,533,881,300,586"])
     text_pages = page.pages().with_columns(pl.lit("text_layer").alias("word_source"))
     tables, _ = build_tables(page.words(), text_pages)
     assert tables["unit"].to_list() == ["dollars"] and tables["unit_multiplier"].to_list() == [1]
     tables, _ = build_tables(page.words(), page.pages())  # OCR
-    assert tables["unit_multiplier"].to_list() == [None]
+    assert tables["unit"].to_list() == ["dollars"] and tables["unit_multiplier"].to_list() == [1]
 
 
 def test_dollar_figures_under_a_scale_word_are_not_taken_for_dollars() -> None:
@@ -631,8 +631,12 @@ def test_a_lower_panel_whose_unit_stands_over_its_value_columns_keeps_the_title(
     [
         # 1939-12 p45: the note in the unit line's place names no scale: whole dollars
         ("(Compiled from latest reporte received by the Treasury - checks issued)", 1),
-        # no note: OCR may have lost a unit line over the "$" figures (1984-06 p88)
-        (None, None),
+        # no note and no trace of a unit line: dollars (1939-12 p22, 1941-01 p40)
+        (None, 1),
+        # a bracketed line OCR garbled past reading may be the unit line (1940-05 p73,
+        # "(In millions)" read "(To militens)")
+        ("(To militens)", None),
+        ("(Ta xyzq)", None),
         # a note whose scale word OCR garbled past reading may be the unit line itself
         ("(Compiled from reports, in thcvsaads of dollars - checks issued)", None),
         ("(In thcvsaads of dollars - on basis of checks issued)", None),
@@ -652,3 +656,152 @@ def test_dollar_figures_under_a_note_naming_no_scale_are_dollars(
     _dollar_table(page, 300, ["$3,028,439", "$512,979"])
     tables, _ = build_tables(page.words(), page.pages())  # OCR
     assert tables["unit_multiplier"].to_list() == [multiplier]
+
+
+def test_dollar_figures_set_apart_or_to_one_decimal() -> None:
+    """1941-01 p40 (OCR): "Central Bank for Cooperatives ... $ 56,582 - - $ 31,741,968":
+    the "$" set apart before the figure marks it as dollars (no unit line, no scale on
+    the page). 1984-06 p88: "$53.7" printed to one decimal is a rounded amount in a
+    scale ("[In billions]", which OCR garbled): never plain dollars."""
+    page = Page()
+    _dollar_table(page, 300, ["-", "-"])
+    y = 300 + 4 * PITCH  # the first row: "$" set apart before two of its figures
+    page.text("$", COLS[0] - 12 * CW, y)
+    page.right("56,582", COLS[0], y)
+    page.text("$", COLS[2] - 12 * CW, y)
+    page.right("31,741,968", COLS[2], y)
+    tables, _ = build_tables(page.words(), page.pages())  # OCR
+    assert tables["unit"].to_list() == ["dollars"]
+    page = Page()
+    _dollar_table(page, 300, ["$53.7", "$40.5"])
+    tables, _ = build_tables(page.words(), page.pages())  # OCR
+    assert tables["unit_multiplier"].to_list() == [None]
+
+
+def test_an_index_base_under_a_title_wrapped_over_three_lines() -> None:
+    """1939-12 p68 (left table): "Ratios of Index of Wholesale Prices / in 39 Countries
+    to Index of Wholesale / Prices in the United States", then "1935 = 100" centred where
+    the unit line stands: the figures are index numbers on that base (two figures on the
+    line, but no row), and the title is all three lines (the two under the first go on
+    from it; the unit line once took only the two lines right above it)."""
+    page = Page()
+    page.centred("Ratios of Index of Wholesale Prices", 1275, 200)
+    page.centred("in 39 Countries to Index of Wholesale", 1275, 245)
+    page.centred("Prices in the United States", 1275, 290)
+    page.centred("1935 = 100", 1275, 380)
+    _heads(page, 470, ["Unweighted", "Weighted", "Weighted", "Weighted"])
+    _rows(page, 560, ["1935 .....", "1936 .....", "1937 ....."], ["100", "105"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit"].to_list() == ["index, 1935 = 100"]
+    assert tables["unit_source"].to_list() == ["unit_line"]
+    assert tables["statement"].to_list() == [
+        "Ratios of Index of Wholesale Prices in 39 Countries to Index of Wholesale Prices"
+        " in the United States"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("1935 = 100", "index, 1935 = 100"),
+        ("(1947-49 = 100)", "index, 1947-49 = 100"),
+        ("1935 = 100 1935 = 100", None),  # two tables' bases on one line: no unit line
+        ("1935 - 100", None),
+    ],
+)
+def test_index_base_lines(text: str, unit: str | None) -> None:
+    found = read_unit(text)
+    assert (found[0] if found else None) == unit
+
+
+def _count_table(page: Page, spanner: str, mid: float) -> None:
+    page.centred("Vessels Cleared from the United States, Direct for Foreign Ports,", 1275, 200)
+    page.centred("Classified by Port from which Cleared", 1275, 245)
+    page.centred(spanner, mid, 400)
+    _heads(page, 400 + 3 * PITCH, ["1938", "1939", "Nov.", "Dec."])
+    _rows(page, 400 + 5 * PITCH, ["Ashtabula .....", "Baltimore .....", "Boston ....."], ["242"])
+
+
+def test_a_count_spanner_over_the_heads_states_counts() -> None:
+    """1941-01 p69 (OCR): "Number of vessels" centred over all the value columns, a rule
+    and the year heads under it; OCR read "Humber of" (the lexicon reads "Number") and
+    lost the noun, and the spanner stands too far above the years to be read as a head
+    line: the figures are counts all the same. Over one column only it says nothing of
+    the others."""
+    page = Page()
+    _count_table(page, "Number of", 1500)
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit"].to_list() == ["number"]
+    page = Page()
+    _count_table(page, "Number of", 2000)
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit_multiplier"].to_list() == [None]
+
+
+def test_a_title_line_with_a_count_above_an_index_base() -> None:
+    """1939-12 p67 (left table): "Indexes of Prices of 40 Foreign / Currencies in New
+    York" over "1935 = 100": the first line, set at the stub's edge, words and one
+    figure, reads like a head line, but one phrase of words above the unit line is a
+    title line."""
+    page = Page()
+    x = LEFT  # typewriter spacing: the words stand more than a word-space apart
+    for word in "Indexes of Prices of 40 Foreign".split():
+        page.text(word, x, 200)
+        x += len(word) * CW + 40
+    page.text("Currencies in New York", LEFT + 100, 245)
+    page.centred("1935 = 100", 1275, 330)
+    _heads(page, 420, ["Unweighted", "Weighted", "Weighted", "Weighted"])
+    _rows(page, 510, ["1935 .....", "1936 .....", "1937 ....."], ["100", "97"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["statement"].to_list() == [
+        "Indexes of Prices of 40 Foreign Currencies in New York"
+    ]
+
+
+def test_a_note_paragraph_above_a_title_is_not_taken_into_it() -> None:
+    """1941-01 p27: a footnote of the table above ("1/ The 2 percent Postal savings bonds
+    ... / held by Government agencies and trust funds.") over the title "Net Market
+    Purchases or Sales of Government Securities ..." and its unit line: a line closing a
+    sentence does not run on into the title (a title wraps over more than two lines only
+    as one phrase going on in small letters)."""
+    page = Page()
+    page.text("The 2 percent Postal savings bonds have been classified as in the", LEFT, 150)
+    page.text("securities held by Government agencies and trust funds.", LEFT, 195)
+    page.centred("Net Market Purchases or Sales of Government Securities", 1275, 240)
+    page.centred("(In millions of dollars)", 1275, 320)
+    _heads(page, 440, ["Total", "Bonds", "Notes", "Bills"])
+    _rows(page, 530, ["1938 .....", "1939 .....", "1940 ....."], ["12.5", "3.1"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert "Postal" not in tables["title"].to_list()[0]
+
+
+def test_a_lower_panel_with_a_scale_in_its_heads_takes_no_unit_from_above() -> None:
+    """1984-06 p96: "CURRENCY IN CIRCULATION BY DENOMINATION" ("$3,607,846,625") read
+    with the table beside it, whose column is "Amount (in millions)", as a lower panel
+    of the dollar table above: a head of its own naming a scale says its columns are
+    not all in the unit of the table above; no unit is carried over."""
+    page = Page()
+    _dollar_table(page, 300, ["$199,054,502,783", "$183,720,451,805"])
+    _heads(page, 300 + 10 * PITCH, ["Total", "Notes", "Amount (in millions)", "Per capita"])
+    _rows(page, 300 + 12 * PITCH, ["$1 .....", "$2 ....."], ["3,607,846,625", "697,292"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables.height == 2
+    assert tables["unit"].to_list()[0] == "dollars"
+    assert tables["unit_multiplier"].to_list()[1] is None
+
+
+def test_dollar_figures_under_a_scale_head_or_with_a_comma_read_as_a_stop() -> None:
+    """A "$" first row whose table has a head naming a scale ("Amount (in millions)")
+    is not plain dollars; "$2,326.248" (OCR read a comma as a stop, 1940-05 p49) is no
+    one-decimal figure and does not rule dollars out."""
+    page = Page()
+    page.centred("TABLE USCC-1—Amounts Outstanding and in Circulation, June 30, 2022", 1275, 300)
+    _heads(page, 300 + 2 * PITCH, ["Total", "Notes", "Amount (in millions)", "Per capita"])
+    _rows(page, 300 + 4 * PITCH, ["Amounts outstanding ....."], ["$2,584", "$2,533"])
+    _rows(page, 300 + 5 * PITCH, ["The Treasury .....", "FRBs ....."], ["179,149", "96,549"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit_multiplier"].to_list() == [None]
+    page = Page()
+    _dollar_table(page, 300, ["$2,326.248", "$56,582"])
+    tables, _ = build_tables(page.words(), page.pages())
+    assert tables["unit"].to_list() == ["dollars"]
