@@ -34,6 +34,21 @@ def fiscal_bounds(fy: int) -> tuple[date, date]:
         return date(fy - 1, 7, 1), date(fy, 6, 30)
     return date(fy - 1, 10, 1), date(fy, 9, 30)
 
+def estimate_per(fy: int) -> Per:
+    """The budget estimate of fiscal year ``fy``, printed "1954 (Est.)"."""
+    start, end = fiscal_bounds(fy)
+    return Per(
+        ("est", fy),
+        "estimate",
+        start,
+        end,
+        f"the fiscal year {fy} estimate",
+        (f"{fy} (Est.)",),
+        scale=1.05,
+        ordinal=_ordinal(end),
+    )
+
+
 
 def day_text(d: date) -> str:
     """A date as a bulletin prints it: "Feb. 28, 1950"."""
@@ -140,16 +155,7 @@ def column_pers(spec: SeriesSpec, year: int, month: int, volume: str) -> list[Pe
                 scale=elapsed / 12,
                 ordinal=m,
             ),
-            Per(
-                ("est", cur),
-                "estimate",
-                start,
-                end,
-                f"the fiscal year {cur} estimate",
-                (f"{cur} (Est.)",),
-                scale=1.05,
-                ordinal=_ordinal(end),
-            ),
+            estimate_per(cur),
             Per(
                 ("cum", through.isoformat()),
                 "cumulative_to_date",
@@ -236,17 +242,7 @@ def row_sections(spec: SeriesSpec, year: int, month: int) -> list[tuple[str, lis
         fys = [fy_per(fy, (str(fy),)) for fy in range(last_fy - 3, last_fy + 1)]
         return [("fy", fys), ("m", months)]
     cur = last_fy + 1
-    start, end = fiscal_bounds(cur)
-    estimate = Per(
-        ("est", cur),
-        "estimate",
-        start,
-        end,
-        f"the fiscal year {cur} estimate",
-        (f"{cur} (Est.)",),
-        scale=1.05,
-        ordinal=_ordinal(end),
-    )
+    estimate = estimate_per(cur)
     fys = [fy_per(fy, (str(fy),)) for fy in range(last_fy - 2, last_fy + 1)] + [estimate]
     last_cy = m // 12 - 1 if m % 12 < 11 else m // 12
     cys = [cy_per(y, (str(y),)) for y in range(last_cy - 2, last_cy + 1)]
