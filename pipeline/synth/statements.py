@@ -558,6 +558,7 @@ def build_bulletins(
                     for cell in row:
                         if cell.fact is None:
                             continue
+                        parent = part.row_parents[cell.row_idx]
                         before = printed.get(cell.fact)
                         if before is not None and before[1] != cell.true:
                             cell.revised = True
@@ -572,6 +573,8 @@ def build_bulletins(
                                     decimal_text(cell.true, spec.decimals),
                                     before[2],
                                     before[3],
+                                    parent,
+                                    before[4],
                                 )
                             )
                         printed[cell.fact] = (
@@ -579,6 +582,7 @@ def build_bulletins(
                             cell.true,
                             cell.row_label,
                             cell.col_label,
+                            parent,
                         )
             bulletin.tables += parts
         bulletins.append(bulletin)
