@@ -46,11 +46,12 @@ def built(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def layout_corpus(tmp_path_factory):
-    """A generated corpus that prints every layout of the default recipe cycle
-    (``pipeline.synth.statements.CYCLE_RECIPES``; seed 7, 2 volumes of 8 series: one full
-    cycle per volume) on clear pages (150 and 120 dpi), for the per-layout semantics
-    scores of tests/synth and tests/tables. The recipes printed on request only are read
-    back in tests/synth/test_layouts_read_back.py."""
+    """A generated corpus that prints every layout of the first round of the default
+    recipe cycle (``pipeline.synth.statements.CYCLE_ROUNDS[0]``; seed 7, 2 volumes of 8
+    series: one full round per volume) on clear pages (150 and 120 dpi), for the
+    per-layout semantics scores of tests/synth and tests/tables. The recipes of the second
+    round are read back in tests/synth/test_layouts_read_back.py (and printed in the
+    default corpus, 16 series a volume)."""
     from pipeline.synth.scans import generate_scans
 
     root = tmp_path_factory.mktemp("layouts")

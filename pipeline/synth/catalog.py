@@ -360,10 +360,17 @@ RECIPES: dict[str, Layout] = {
     # two lines), unit, stub and three value columns
     "side_by_side": Layout("side_by_side", half=True, leaders=True),
 }
-# Series are laid out in cycles of RECIPE_CYCLE: each full cycle prints every recipe of
-# CYCLE_RECIPES once and the classic layout on the remaining series. The other recipes
-# are printed on request (``generate_scans(recipes=...)``): the page reading reads them
-# on clear pages, but on noisy ones it can still date a row wrongly (a stub head that
-# loses "Fiscal year or" leaves bare years), so they stay out of the default corpus.
-CYCLE_RECIPES = ("quarters", "budget", "dims", "months", "securities")
-RECIPE_CYCLE = 8
+# Series are laid out in rounds of RECIPE_ROUND series, the rounds taking the recipe sets
+# of CYCLE_ROUNDS in turn (a full cycle of RECIPE_CYCLE series prints every recipe of
+# CYCLE_RECIPES): each full round prints every recipe of its set once (side_by_side on
+# two neighbouring series, the pair printed on one page row) and the classic layout on
+# the remaining series. Each set is ordered most constrained first. A corpus of at most
+# one round (the small test corpora) prints the first set only.
+CYCLE_ROUNDS = (
+    ("quarters", "budget", "dims", "months", "securities"),
+    ("days", "side_by_side", "fiscal_months", "sections", "through"),
+)
+CYCLE_RECIPES = tuple(name for names in CYCLE_ROUNDS for name in names)
+PAIRED_RECIPES = frozenset({"side_by_side"})  # printed on two neighbouring series
+RECIPE_ROUND = 8
+RECIPE_CYCLE = RECIPE_ROUND * len(CYCLE_ROUNDS)

@@ -34,6 +34,7 @@ def fiscal_bounds(fy: int) -> tuple[date, date]:
         return date(fy - 1, 7, 1), date(fy, 6, 30)
     return date(fy - 1, 10, 1), date(fy, 9, 30)
 
+
 def estimate_per(fy: int) -> Per:
     """The budget estimate of fiscal year ``fy``, printed "1954 (Est.)"."""
     start, end = fiscal_bounds(fy)
@@ -47,7 +48,6 @@ def estimate_per(fy: int) -> Per:
         scale=1.05,
         ordinal=_ordinal(end),
     )
-
 
 
 def day_text(d: date) -> str:
@@ -271,8 +271,9 @@ def period_row_labels(pers: list[Per]) -> list[str]:
 def through_pers(m: int) -> list[Per]:
     """Columns of calendar years, the current year to date and its months (1967-08 p107:
     "Calendar year" over 1964, 1965, 1966 and "1967 through June", then "1967" over
-    January ... June). ``m`` is the last complete month; at most its last four months of
-    the year are printed."""
+    January ... June). ``m`` is the last complete month; at most its last three months of
+    the year are printed (four, with the year columns, the year to date and wide figures,
+    leave a table too wide for the page at the smallest type)."""
     y, last = m // 12, m % 12
     out = [cy_per(k, ("Calendar year", str(k))) for k in range(y - 3, y)]
     name = MONTH_NAMES[last]
@@ -288,7 +289,7 @@ def through_pers(m: int) -> list[Per]:
             ordinal=m,
         )
     )
-    for k in range(max(y * 12, m - 3), m + 1):
+    for k in range(max(y * 12, m - 2), m + 1):
         out.append(month_per(k, (str(y), MONTH_NAMES[k % 12]), stock=False))
     return out
 

@@ -263,6 +263,10 @@ class Revision:
     # so the same month may be labelled "August" in one volume and "1950-August" later)
     first_row_label: str = ""
     first_col_label: str = ""
+    # the stub heading over the row in each printing ("Calendar years"; "" for none): the
+    # same year printed under two headings is two facts
+    row_parent: str = ""
+    first_row_parent: str = ""
 
 
 def paren_unit(unit: str) -> str:

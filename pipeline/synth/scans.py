@@ -55,12 +55,12 @@ from pipeline.synth.statements import (
 )
 from pipeline.synth.truth import TRUTH_SCHEMAS, read_truth, truth_frame
 
-GENERATOR_VERSION = 5  # bump whenever output bytes change, so default_corpus regenerates
+GENERATOR_VERSION = 6  # bump whenever output bytes change, so default_corpus regenerates
 # Fixed PDF metadata: no wall-clock dates, so identical inputs give identical bytes.
 PDF_DATE = "D:20000101000000Z"
 DEFAULT_PARAMS: dict[str, object] = {
     "volumes": 3,
-    "tables_per_volume": 8,
+    "tables_per_volume": 16,
     "dpi_choices": [150, 120, 100, 80, 60],
     "tables_per_page": 2,
     "first_issue": [1950, 3],

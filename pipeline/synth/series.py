@@ -12,11 +12,12 @@ import numpy as np
 
 from pipeline.synth.catalog import (
     CLASSIC,
-    CYCLE_RECIPES,
+    CYCLE_ROUNDS,
     HYPHENATION,
     LABEL_MARKS,
     LONG_LABELS,
-    RECIPE_CYCLE,
+    PAIRED_RECIPES,
+    RECIPE_ROUND,
     RECIPES,
     SECURITIES,
     TEMPLATES,
@@ -64,24 +65,30 @@ def _fits(recipe: str, template: Template) -> bool:
 def assign_recipes(seed: int, n_series: int) -> list[str]:
     """The layout recipe of each series ("" for the classic layout).
 
-    Series come in cycles of :data:`RECIPE_CYCLE`; a full cycle prints each recipe once
-    (on a series whose statement suits it: quarters need groups, flows only for the
-    budget, dims and securities layouts, so stock statements keep their dated
-    positions), a partial cycle of k series prints about 5k/8 of them.
+    Series come in rounds of :data:`RECIPE_ROUND`, round r taking the recipe set
+    ``CYCLE_ROUNDS[r % len(CYCLE_ROUNDS)]``; a full round prints each recipe of its set
+    once (on a series whose statement suits it: quarters need groups, day rows a
+    statement of positions, the other recipes flows, so stock statements keep their
+    dated positions; a paired recipe on two neighbouring series), a partial round of k
+    series prints about ``len(set) * k / RECIPE_ROUND`` of its recipes.
     """
     templates = [_template_for(seed, t + 1)[0] for t in range(n_series)]
-    names = list(CYCLE_RECIPES)
     out = [""] * n_series
-    for c0 in range(0, n_series, RECIPE_CYCLE):
-        idx = list(range(c0, min(c0 + RECIPE_CYCLE, n_series)))
+    for round_no, c0 in enumerate(range(0, n_series, RECIPE_ROUND)):
+        names = list(CYCLE_ROUNDS[round_no % len(CYCLE_ROUNDS)])
+        idx = list(range(c0, min(c0 + RECIPE_ROUND, n_series)))
+        # the first round draws as it always did (one generator per round, keyed by c0)
         rng = np.random.default_rng([seed, stable_key("recipes", c0)])
-        k = len(names) if len(idx) == RECIPE_CYCLE else round(len(names) * len(idx) / RECIPE_CYCLE)
+        k = len(names) if len(idx) == RECIPE_ROUND else round(len(names) * len(idx) / RECIPE_ROUND)
         chosen = [names[i] for i in sorted(rng.choice(len(names), size=k, replace=False))]
         order = [idx[int(i)] for i in rng.permutation(len(idx))]
-        for name in chosen:  # CYCLE_RECIPES is ordered most constrained first
+        for name in chosen:  # each set is ordered most constrained first
+            width = 2 if name in PAIRED_RECIPES else 1
             for i in order:
-                if not out[i] and _fits(name, templates[i]):
-                    out[i] = name
+                slots = range(i, i + width)
+                if all(j in idx and not out[j] and _fits(name, templates[j]) for j in slots):
+                    for j in slots:
+                        out[j] = name
                     break
     return out
 

@@ -19,10 +19,12 @@ quarter, fiscal-year-to-date, cumulative and estimate columns; several value col
 per period; month rows under a year row; stub labels wrapped over two lines (some
 hyphenated), group heading lines and footnote marks on labels; a chart above the
 table; a table continued on the next page; and a securities table whose maturity
-years are not periods; printed on request only (``CYCLE_RECIPES`` are the ones the
-default corpus cycles through): fiscal-year rows followed by month rows under "Fiscal
-year or month", and stub headings "Fiscal years:", "Calendar years:", "Months:" over
-the rows they date. Stock statements (debt outstanding, cash balances) print
+years are not periods; fiscal-year rows followed by month rows under "Fiscal year or
+month"; stub headings "Fiscal years:", "Calendar years:", "Months:" over the rows they
+date; a year-to-date column "1950 through February" among calendar-year and month
+columns; positions on the days of one month; and two narrow tables side by side. The
+default corpus cycles through all of them (``CYCLE_ROUNDS``: the first round of series
+the first set, the second round the other). Stock statements (debt outstanding, cash balances) print
 positions on dates ("June 30, 1950"). Every printed period carries its true kind and
 dates (:class:`Per`), recorded in the truth.
 """
@@ -36,6 +38,7 @@ import numpy as np
 from pipeline.synth.catalog import (  # noqa: F401
     CLASSIC,
     CYCLE_RECIPES,
+    CYCLE_ROUNDS,
     HYPHENATION,
     LABEL_MARKS,
     LABEL_NOTES,
@@ -43,8 +46,10 @@ from pipeline.synth.catalog import (  # noqa: F401
     MONTH_NAMES,
     MONTHS,
     OCR_CONFUSABLE,
+    PAIRED_RECIPES,
     QUARTERS,
     RECIPE_CYCLE,
+    RECIPE_ROUND,
     RECIPES,
     SECURITIES,
     SECURITY_COLUMNS,
@@ -553,6 +558,7 @@ def build_bulletins(
                     for cell in row:
                         if cell.fact is None:
                             continue
+                        parent = part.row_parents[cell.row_idx]
                         before = printed.get(cell.fact)
                         if before is not None and before[1] != cell.true:
                             cell.revised = True
@@ -567,6 +573,8 @@ def build_bulletins(
                                     decimal_text(cell.true, spec.decimals),
                                     before[2],
                                     before[3],
+                                    parent,
+                                    before[4],
                                 )
                             )
                         printed[cell.fact] = (
@@ -574,6 +582,7 @@ def build_bulletins(
                             cell.true,
                             cell.row_label,
                             cell.col_label,
+                            parent,
                         )
             bulletin.tables += parts
         bulletins.append(bulletin)

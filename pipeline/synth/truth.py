@@ -120,6 +120,10 @@ TRUTH_REVISIONS_SCHEMA = {
     # printing's; they differ where a month row carries its year in one volume only)
     "first_row_label": pl.String,
     "first_col_label": pl.String,
+    # the stub headings over the row in the revised and the earlier printing ("Calendar
+    # years"; "" for none): a year printed under two headings is two facts
+    "row_parent": pl.String,
+    "first_row_parent": pl.String,
 }
 
 TRUTH_SCHEMAS = {

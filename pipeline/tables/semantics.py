@@ -28,6 +28,16 @@ def annotate(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, p
         k[0]: dict(zip(g["row_idx"].to_list(), g["row_label"].to_list(), strict=True))
         for k, g in cells.select("table_id", "row_idx", "row_label").unique().group_by(["table_id"])
     }
+    # the rows' stub headings ("Fiscal years:", "Calendar years:", "Months:"), when the
+    # cells carry them: a heading that names a kind of year dates the year rows under it,
+    # as in the page reading (pipeline.tables.layout)
+    headings: dict[str, dict[int, str]] = {}
+    if "row_parent" in cells.columns:
+        rows = cells.select("table_id", "row_idx", "row_parent").unique(["table_id", "row_idx"])
+        for k, g in rows.group_by(["table_id"]):
+            headings[k[0]] = dict(
+                zip(g["row_idx"].to_list(), g["row_parent"].fill_null("").to_list(), strict=True)
+            )
     for t in tables.iter_rows(named=True):
         title = split_title(t["title"] or "")
         printed_unit = t.get("unit_printed") or t.get("unit") or ""
@@ -53,8 +63,15 @@ def annotate(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, p
         )
         by_row = labels.get(t["table_id"], {})
         row_labels = [by_row.get(i, "") for i in range(max(by_row, default=-1) + 1)]
+        by_heading = headings.get(t["table_id"], {})
+        row_headings = [by_heading.get(i, "") for i in range(len(row_labels))]
         for (r, c), cp in cell_periods(
-            t["col_labels"] or [], row_labels, title.name, t.get("stub_head") or "", printed_unit
+            t["col_labels"] or [],
+            row_labels,
+            title.name,
+            t.get("stub_head") or "",
+            printed_unit,
+            row_headings=row_headings,
         ).items():
             p = cp.period
             periods.append(

@@ -17,9 +17,12 @@ from pipeline.synth.reading import perfect_reading
 from pipeline.synth.scans import DEFAULT_PARAMS
 from pipeline.synth.statements import (
     CYCLE_RECIPES,
+    CYCLE_ROUNDS,
     HYPHENATION,
     LONG_LABELS,
+    PAIRED_RECIPES,
     RECIPE_CYCLE,
+    RECIPE_ROUND,
     build_bulletins,
     make_specs,
     wrap_label,
@@ -67,21 +70,32 @@ def test_default_corpus_prints_every_layout_at_a_modest_rate() -> None:
         months_between_volumes=int(p["months_between_volumes"]),
     )
     seen = Counter(tag for b in bulletins for t in b.tables for tag in set(t.tags()))
-    assert LAYOUTS <= set(seen), LAYOUTS - set(seen)
-    # each recipe of the cycle on one series, the classic layout on the others
+    # the layouts of the second round too (the small layout_corpus prints the first only)
+    later = {"calendar_years", "fy_or_month", "stub_sections", "day_rows", "side_by_side"}
+    assert LAYOUTS | later | {"through_column"} <= set(seen), LAYOUTS - set(seen)
+    # each recipe of the cycle on one series (a paired one on two), classic on the others
     specs = make_specs(7, int(p["tables_per_volume"]))
+    assert int(p["tables_per_volume"]) == RECIPE_CYCLE  # one full cycle a volume
     recipes = Counter(s.layout.recipe for s in specs)
-    assert {r: recipes[r] for r in CYCLE_RECIPES} == dict.fromkeys(CYCLE_RECIPES, 1)
-    assert recipes[""] == int(p["tables_per_volume"]) - len(CYCLE_RECIPES) >= 3
-    assert set(recipes) == {"", *CYCLE_RECIPES}  # the other recipes only on request
+    width = {r: 2 if r in PAIRED_RECIPES else 1 for r in CYCLE_RECIPES}
+    assert {r: recipes[r] for r in CYCLE_RECIPES} == width
+    assert recipes[""] == int(p["tables_per_volume"]) - sum(width.values()) >= 5
+    assert set(recipes) == {"", *CYCLE_RECIPES}
+    # the pair stands on neighbouring series, the left one first
+    pair = [i for i, s in enumerate(specs) if s.layout.recipe == "side_by_side"]
+    assert pair == [pair[0], pair[0] + 1]
 
 
 def test_a_partial_cycle_prints_fewer_recipes() -> None:
+    first = CYCLE_ROUNDS[0]
     for n in (1, 2, 4, 5):
         specs = make_specs(11, n)
         n_recipes = sum(bool(s.layout.recipe) for s in specs)
-        assert n_recipes == round(len(CYCLE_RECIPES) * n / RECIPE_CYCLE)
-    assert sum(bool(s.layout.recipe) for s in make_specs(11, 16)) == 2 * len(CYCLE_RECIPES)
+        assert n_recipes == round(len(first) * n / RECIPE_ROUND)
+        assert {s.layout.recipe for s in specs} <= {"", *first}  # one round: its set only
+    # two full rounds: every recipe, the paired one on two series
+    n_full = len(CYCLE_RECIPES) + len(PAIRED_RECIPES)
+    assert sum(bool(s.layout.recipe) for s in make_specs(11, RECIPE_CYCLE)) == n_full
 
 
 @pytest.mark.parametrize("label", sorted(LONG_LABELS.values()))

@@ -250,12 +250,6 @@ def test_the_truth_dates_every_row_of_the_year_and_month_stubs(real_layouts) -> 
         assert (parent != "") == ("stub_sections" in c["layout"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="semantics.annotate (the perfect reading) takes no stub headings, so rows "
-    "under 'Calendar years:' / 'Fiscal years:' are read as bare years; the page reading "
-    "(layout.build_tables) passes them as row_headings and reads them right",
-)
 def test_the_perfect_reading_dates_stub_sections(real_layouts) -> None:
     corpus, _ = real_layouts
     frames = perfect_reading(corpus.truth_dir)

@@ -149,22 +149,30 @@ def test_misprint_digits_avoids_confusable_single_swaps() -> None:
 def test_revisions_are_marked_and_consistent_across_volumes(statements) -> None:
     bulletins, revisions = statements
     assert len(revisions) > 10
-    printed: dict[tuple[str, str, str, str], tuple[int, bool, int]] = {}
+    # a row is named by its label and the stub heading over it (a sections table prints
+    # "1949" under "Fiscal years" and under "Calendar years")
+    printed: dict[tuple[str, str, str, str, str], tuple[int, bool, int]] = {}
     for b in bulletins:
         for t in b.tables:
             for row in t.cells:
                 for c in row:
-                    key = (t.spec.series_id, c.row_label, c.col_label, b.volume)
+                    parent = t.row_parents[c.row_idx]
+                    key = (t.spec.series_id, parent, c.row_label, c.col_label, b.volume)
+                    assert key not in printed, key
                     printed[key] = (c.true, c.revised, t.spec.decimals)
+    assert any(rev.row_parent for rev in revisions)  # rows under stub headings revised too
     for rev in revisions:
-        old = printed[(rev.series_id, rev.first_row_label, rev.first_col_label, rev.first_volume)]
-        new = printed[(rev.series_id, rev.row_label, rev.col_label, rev.revised_volume)]
+        first = (rev.first_row_parent, rev.first_row_label, rev.first_col_label)
+        old = printed[(rev.series_id, *first, rev.first_volume)]
+        new = printed[
+            (rev.series_id, rev.row_parent, rev.row_label, rev.col_label, rev.revised_volume)
+        ]
         assert rev.first_volume < rev.revised_volume
         assert Decimal(rev.first_value_str) != Decimal(rev.revised_value_str)
         assert Decimal(rev.revised_value_str) == Decimal(new[0]).scaleb(-new[2])
         assert Decimal(rev.first_value_str) == Decimal(old[0]).scaleb(-old[2])
         assert new[1], "a revised figure carries an r mark"
-    marked = sum(1 for (_, _, _, _), (_, rev, _) in printed.items() if rev)
+    marked = sum(1 for _, (_, rev, _) in printed.items() if rev)
     assert marked == len(revisions)
 
 

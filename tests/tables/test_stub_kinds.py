@@ -206,3 +206,42 @@ def test_a_garbled_day_row_inside_panels_of_one_sequence_takes_its_place_s_day()
     got = title_month_days(week + week + ["Feb. 7", "Ted. 21 x", "Feb. 21", "Feb. 28"], title)
     assert got[9] == "Ted. 21 x"
     assert title_month_days(["Feb. 7", "Ted. A", "Feb. 21"], title)[1] == "Ted. A"
+
+
+def test_annotate_dates_year_rows_by_their_stub_headings() -> None:
+    """1953-09 p29 (Savings bonds, Series E through K): "Fiscal years:" and "Calendar
+    years:" each head year rows, the same year printed under both. ``annotate`` (the
+    reading of given tables and cells) takes each row's heading from ``row_parent``, as
+    the page reading does: 1952 under "Calendar years" is the calendar year, not the
+    fiscal year; cells that carry no row_parent are read by the stub head alone."""
+    from datetime import date
+
+    from pipeline.tables.semantics import annotate
+
+    tables = pl.DataFrame(
+        {
+            "table_id": ["t"],
+            "title": ["Table 3.- Sales and Redemptions of Savings Bonds"],
+            "unit": ["(In millions of dollars)"],
+            "col_labels": [["Sales", "Redemptions"]],
+            "stub_head": ["Period"],
+        }
+    )
+    rows = [("1951", "Fiscal years"), ("1952", "Fiscal years"), ("1952", "Calendar years")]
+    cells = pl.DataFrame(
+        {
+            "table_id": ["t"] * 6,
+            "row_idx": [r for r in range(3) for _ in range(2)],
+            "col_idx": [0, 1] * 3,
+            "row_label": [label for label, _ in rows for _ in range(2)],
+            "row_parent": [parent for _, parent in rows for _ in range(2)],
+        }
+    )
+    _, out = annotate(tables, cells)
+    got = out.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert got["period_kind"].to_list() == ["fiscal_year", "fiscal_year", "calendar_year"]
+    assert got["period_start"].to_list() == [date(1950, 7, 1), date(1951, 7, 1), date(1952, 1, 1)]
+    _, bare = annotate(tables, cells.drop("row_parent"))
+    # without the headings the years are of no stated kind (both 1952 rows no period)
+    kinds = bare.filter(pl.col("col_idx") == 0).sort("row_idx")["period_kind"].to_list()
+    assert kinds == ["year", "not_a_period", "not_a_period"]

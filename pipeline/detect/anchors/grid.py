@@ -85,6 +85,7 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
         "row_label",
         "col_label",
         "conf",
+        text=pl.col("text") if "text" in cells.columns else pl.lit(None, pl.String),
     ).join(
         tables.select(
             "table_id",
@@ -147,6 +148,7 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
     grid = cells.select(
         *_POS,
         "value_str",
+        "text",
         "row_label",
         "col_label",
         v=pl.when(numeric).then(units),
@@ -210,7 +212,44 @@ def _grid(tables: pl.DataFrame, cells: pl.DataFrame) -> tuple[pl.DataFrame, int]
         )
         .drop("modal_dec")
     )
+    grid = _revised_mark_slips(grid).drop("text")
     return grid.with_columns(
         present=pl.col("v").is_not_null(),
         table_dec=pl.col("dec").max().over("tkey").fill_null(0),
     ), decimals
+
+
+# a figure whose whole part runs four digits or more with no thousands separator,
+# the first a 1 ("1348.7"), and the separator the table prints elsewhere ("1,335.9")
+_UNGROUPED_ONE = r"^\W*1\d{3,}(\.\d+)?\W*$"
+_GROUPED = r"\d[,.]\d{3}(\D|$)"
+
+
+def _revised_mark_slips(grid: pl.DataFrame) -> pl.DataFrame:
+    """Figures whose leading 1 may be an "r" revised mark OCR read as a digit: unknown.
+
+    In a table that prints revised marks ("r1,421.1") and groups its thousands, tesseract
+    reads "r348.7" as "1348.7": a figure a thousand too large and without the separator
+    every figure of that size prints. A revised member and its revised total misread
+    alike still add up (348.7 + 1286.2 = 1634.9 for r348.7 + r286.2 = r634.9), so such
+    an identity would confirm two wrong figures. Their value is unknown: they neither
+    anchor nor are anchored. (Figures a text layer gives are not OCR's.)
+    """
+    text = pl.col("text").fill_null("")
+    marks = grid.group_by("tkey").agg(
+        marked=pl.col("revised").any(),
+        grouped=text.str.contains(_GROUPED).any(),
+    )
+    slip = (
+        pl.col("marked")
+        & pl.col("grouped")
+        & pl.col("v").is_not_null()
+        & ~pl.col("revised")
+        & ~pl.col("text_layer")
+        & text.str.contains(_UNGROUPED_ONE)
+    ).fill_null(False)
+    return (
+        grid.join(marks, on="tkey", how="left", maintain_order="left")
+        .with_columns(v=pl.when(slip).then(None).otherwise("v"))
+        .drop("marked", "grouped")
+    )
