@@ -34,7 +34,7 @@ from pipeline.tables.line_kinds import (
     _line_pitch,
     classify_line,
 )
-from pipeline.tables.lines import Chunk, Line, assign_lines, page_lines
+from pipeline.tables.lines import Chunk, Line, assign_lines, page_lines, read_kind_words_by_width
 from pipeline.tables.month_heads import month_run_heads
 from pipeline.tables.periods import read_period_words
 from pipeline.tables.preamble import read_preamble, unit_heads, unit_over_columns
@@ -95,6 +95,8 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
         ocr = source.get((doc_id, page_no), "ocr") != "text_layer"
         tables, cells = [], []
         # two tables side by side are read one after the other, left first
+        if ocr:
+            page_words = read_kind_words_by_width(page_words)
         for region in page_regions(page_words):
             region_tables, region_cells = page_tables(
                 region,

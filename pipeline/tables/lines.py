@@ -109,6 +109,77 @@ def _kind_before_year(rows: list[dict], height: float) -> list[dict]:
     return out
 
 
+_KIND_WIDTH_FIT = 0.08  # a garbled word this close in width to a kind word read on its page
+
+
+def _kind_by_width(rows: list[dict], height: float) -> dict[int, str]:
+    """Word numbers of the page's stub-head words OCR garbled past reading ("Meoal",
+    "casas") with the kind word each is: the one a stub head of the same page prints
+    readably at the same width (1948-05 p17: "Fiecal year or month" over Table 8, "Meoal
+    year or mooth" over Table 9, both 82 px wide; 1940-05 p73: "caleadar" 118 px, "casas"
+    110 px, over "year or month"). The same word of the same type on one page has one
+    width; "fiscal" and "calendar" differ by two letters. Only a low-confidence word just
+    before a well-read "year" on its line, or just over one on the line above; only when
+    every readable kind word of that width on the page is one kind, and none of the other
+    kind is near it."""
+    readable: list[tuple[str, float]] = []
+    for r in rows:
+        text = (r["text"] or "").strip(" ,.:")
+        kind = text.lower() if _KIND_WORD.match(text) else None
+        if kind is None and r["conf"] >= MIN_WORD_CONF:
+            kind = _garbled_kind_word(text)
+        if kind:
+            readable.append((kind, r["x1"] - r["x0"]))
+    if not readable:
+        return {}
+    years = [
+        r for r in rows
+        if r["conf"] >= MIN_WORD_CONF and _YEAR_WORD.match((r["text"] or "").strip(" ,.:"))
+    ]  # fmt: skip
+    out: dict[int, str] = {}
+    for r in rows:
+        text = (r["text"] or "").strip(" ,.:")
+        if r["conf"] >= MIN_WORD_CONF or _KIND_WORD.match(text) or _garbled_kind_word(text):
+            continue
+        if not re.fullmatch(r"[A-Za-z]{4,9}", text):
+            continue
+        yc = (r["y0"] + r["y1"]) / 2
+        beside = any(
+            abs((y["y0"] + y["y1"]) / 2 - yc) < 0.6 * height
+            and 0 <= y["x0"] - r["x1"] < 0.9 * height
+            for y in years
+        )
+        over = any(
+            abs(y["x0"] - r["x0"]) < height and 0 <= y["y0"] - r["y1"] < 1.2 * height for y in years
+        )
+        if not (beside or over):
+            continue
+        width = r["x1"] - r["x0"]
+        fits = {k for k, w in readable if abs(width - w) <= _KIND_WIDTH_FIT * w}
+        near = {k for k, w in readable if abs(width - w) <= 0.2 * w}
+        if len(fits) == 1 and near == fits:
+            out[r["word_no"]] = fits.pop()
+    return out
+
+
+def read_kind_words_by_width(words: pl.DataFrame) -> pl.DataFrame:
+    """One page's words with the stub-head kind words OCR garbled past reading read by
+    their width (:func:`_kind_by_width`); read on the whole page, before it is cut into
+    regions, since the readable twin may stand in the table beside."""
+    if words.is_empty():
+        return words
+    height = float(words.select((pl.col("y1") - pl.col("y0")).median()).item())
+    kinds = _kind_by_width(list(words.iter_rows(named=True)), height)
+    if not kinds:
+        return words
+    return words.with_columns(
+        text=pl.struct("word_no", "text").map_elements(
+            lambda s: kinds[s["word_no"]].capitalize() if s["word_no"] in kinds else s["text"],
+            return_dtype=pl.String,
+        )
+    )
+
+
 def _year_after_year_word(rows: list[dict]) -> list[dict]:
     """``rows`` (one line's words, left to right) with "194]" after "Year" read "1941"."""
     out = []

@@ -245,3 +245,63 @@ def test_annotate_dates_year_rows_by_their_stub_headings() -> None:
     # without the headings the years are of no stated kind (both 1952 rows no period)
     kinds = bare.filter(pl.col("col_idx") == 0).sort("row_idx")["period_kind"].to_list()
     assert kinds == ["year", "not_a_period", "not_a_period"]
+
+
+def _railroad_page(garbled_width: float, second_kind: tuple[str, float] | None = None) -> Page:
+    """1948-05 p17: Table 8 (Railroad Retirement Act) and Table 9 (Railroad Unemployment
+    Insurance Act) one over the other, each under the stub head "Fiscal year or month".
+    OCR read Table 8's "Fiscal" as "Fiecal" (confidence 74) and Table 9's as "Meoal"
+    (confidence 0), both words 82 px wide at 300 dpi: here the readable one is 120 wide
+    (six letters) and the garbled one ``garbled_width``. ``second_kind``: a third stub
+    head's kind word (text, confidence) printed in the same page's margin table."""
+    page = Page()
+    for k, (number, kind_word, conf) in enumerate([("8", "Fiecal", 74.0), ("9", "Meoal", 0.0)]):
+        top = 300 + k * 1100
+        page.centred(f"Table {number}.- Railroad Act - Budget Receipts and Expenditures", 1275, top)
+        page.centred("(In millions of dollars)", 1275, top + 60)
+        page.text(kind_word, LEFT, top + 130, conf=conf)
+        if k == 1:
+            page.rows[-1]["x1"] = page.rows[-1]["x0"] + garbled_width
+        page.text("year", LEFT + 7 * CW, top + 130)
+        for x1, head in zip(COLS, ["Excess", "Taxes", "Total", "Refunds"], strict=True):
+            page.centred(head, x1 - 90, top + 130)
+        page.text("or mooth", LEFT, top + 130 + PITCH)
+        y = top + 130 + 2.5 * PITCH
+        for label in ("1945", "1946", "1947"):
+            page.text(label, LEFT, y)
+            for x1 in COLS:
+                page.right("1,820", x1, y)
+            y += PITCH
+    if second_kind is not None:
+        page.text(second_kind[0], LEFT, 3000, conf=second_kind[1])
+    return page
+
+
+@pytest.mark.parametrize(
+    ("garbled_width", "second_kind", "kind"),
+    [
+        (120.0, None, "fiscal_year"),  # the width of the page's "Fiecal": that word
+        (116.0, None, "fiscal_year"),
+        (160.0, None, "year"),  # eight letters wide: "calendar", not "fiscal"
+        (100.0, None, "year"),  # five letters wide: neither
+        # a "calendar" of the page near that width: which one cannot be told
+        (120.0, ("calendar", 95.0), "year"),
+    ],
+)
+def test_a_garbled_kind_word_takes_the_kind_its_page_prints_at_its_width(
+    garbled_width, second_kind, kind
+) -> None:
+    """1948-05 p17 Table 9: "Meoal year or mooth" (the "Meoal" at confidence 0) over
+    fiscal years 1940 ... 1947 read as years of unknown kind, though Table 8 above prints
+    the same stub head readably ("Fiecal year or month") with its kind word the same
+    width. One page sets one word in one type at one width: the garbled word is the kind
+    word of that width, when the page prints only one kind at (or near) it."""
+    page = _railroad_page(garbled_width, second_kind)
+    if second_kind is not None:
+        page.rows[-1]["x1"] = page.rows[-1]["x0"] + 124.0  # about the width of "Fiecal"
+    tables, cells = build_tables(page.words(), page.pages())
+    assert tables.height == 2, tables
+    lower = cells.filter((pl.col("table_no") == 1) & (pl.col("col_idx") == 0)).sort("row_idx")
+    upper = cells.filter((pl.col("table_no") == 0) & (pl.col("col_idx") == 0)).sort("row_idx")
+    assert upper["period_kind"].to_list() == ["fiscal_year"] * 3
+    assert lower["period_kind"].to_list() == [kind] * 3
