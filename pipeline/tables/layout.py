@@ -21,6 +21,7 @@ from pipeline.tables.axes import cell_periods, position_heading, read_stub_head
 from pipeline.tables.columns import find_columns
 from pipeline.tables.continued import join_continued
 from pipeline.tables.headers import Column, column_heads
+from pipeline.tables.kind_words import read_kind_words_by_width
 from pipeline.tables.labels import (
     clean_header_path,
     footnoted_month_rows,
@@ -34,7 +35,7 @@ from pipeline.tables.line_kinds import (
     _line_pitch,
     classify_line,
 )
-from pipeline.tables.lines import Chunk, Line, assign_lines, page_lines, read_kind_words_by_width
+from pipeline.tables.lines import Chunk, Line, assign_lines, page_lines
 from pipeline.tables.month_heads import month_run_heads
 from pipeline.tables.periods import read_period_words
 from pipeline.tables.preamble import read_preamble, unit_heads, unit_over_columns

@@ -305,3 +305,55 @@ def test_a_garbled_kind_word_takes_the_kind_its_page_prints_at_its_width(
     upper = cells.filter((pl.col("table_no") == 0) & (pl.col("col_idx") == 0)).sort("row_idx")
     assert upper["period_kind"].to_list() == ["fiscal_year"] * 3
     assert lower["period_kind"].to_list() == [kind] * 3
+
+
+def _cash_page(garbled: tuple[float, float]) -> Page:
+    """1953-09 p15: Table 1 (Summary of Cash Transactions) over Table 2 (Derivation of
+    Cash Budget Receipts), each under the stub head "Fiscal year / or month". OCR read
+    Table 2's first line as one word "re" at confidence 20 spanning both words (x 71-194,
+    "or" at 72 below it; Table 1's "Fiscal year" 50-173, its "or" at 52). Here Table 1's
+    phrase spans 200-420 and ``garbled`` is the garbled word's (x0, x1)."""
+    page = Page()
+    for k, number in enumerate(("1", "2")):
+        top = 300 + k * 1100
+        page.centred(f"Table {number}.- Cash Budget Receipts and Payments", 1275, top)
+        page.centred("(In millions of dollars)", 1275, top + 60)
+        if k == 0:
+            page.text("Fiscal year", LEFT, top + 130)
+        else:
+            page.line_no += 1
+            page._word("re", garbled[0], top + 130, 20.0)
+            page.rows[-1]["x1"] = garbled[1]
+        for x1, head in zip(COLS, ["Receipts", "Payments", "Total", "Net"], strict=True):
+            page.centred(head, x1 - 90, top + 130)
+        page.text("or month", LEFT, top + 130 + PITCH)
+        y = top + 130 + 2.5 * PITCH
+        for label in ("1951", "1952", "1953"):
+            page.text(label, LEFT, y)
+            for x1 in COLS:
+                page.right("1,820", x1, y)
+            y += PITCH
+    return page
+
+
+@pytest.mark.parametrize(
+    ("garbled", "kind"),
+    [
+        ((200.0, 420.0), "fiscal_year"),  # the span of the page's "Fiscal year"
+        ((210.0, 420.0), "fiscal_year"),
+        # the stub head left is "or month", its first line lost: no kind (axes)
+        ((200.0, 300.0), "not_a_period"),  # half as wide: not that phrase
+        ((280.0, 500.0), "not_a_period"),  # as wide, but set off from its "or month"
+    ],
+)
+def test_a_stub_head_line_read_as_one_garbled_word_takes_its_twin_phrase(garbled, kind) -> None:
+    """1953-09 p15 Table 2: its stub head's first line "Fiscal year" came back as one
+    word "re" at confidence 20, the stub head "or month" and the fiscal years 1946 ... 1953
+    of unknown kind. Table 1 above prints "Fiscal year / or month" readably, its first
+    line as wide and set the same way over its "or": the garbled line is that phrase."""
+    tables, cells = build_tables(_cash_page(garbled).words(), _cash_page(garbled).pages())
+    assert tables.height == 2, tables
+    upper = cells.filter((pl.col("table_no") == 0) & (pl.col("col_idx") == 0)).sort("row_idx")
+    lower = cells.filter((pl.col("table_no") == 1) & (pl.col("col_idx") == 0)).sort("row_idx")
+    assert upper["period_kind"].to_list() == ["fiscal_year"] * 3
+    assert lower["period_kind"].to_list() == [kind] * 3
