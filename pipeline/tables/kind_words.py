@@ -41,6 +41,7 @@ def _kind_by_width(rows: list[dict], height: float) -> dict[int, str]:
         r for r in rows
         if r["conf"] >= MIN_WORD_CONF and _YEAR_WORD.match((r["text"] or "").strip(" ,.:"))
     ]  # fmt: skip
+    ors = [r for r in rows if r["conf"] >= MIN_WORD_CONF and (r["text"] or "").strip() == "or"]
     out: dict[int, str] = {}
     for r in rows:
         text = (r["text"] or "").strip(" ,.:")
@@ -48,14 +49,19 @@ def _kind_by_width(rows: list[dict], height: float) -> dict[int, str]:
             continue
         if not re.fullmatch(r"[A-Za-z]{4,9}", text):
             continue
-        yc = (r["y0"] + r["y1"]) / 2
+        # a stub head's own layout: "<kind> year" over "or month" (the "or" under the kind
+        # word), or "<kind>" over "year or month" (the "or" after the year); a garbled word
+        # of a running line ("Statement, except as noted" over "... fiscal year") is neither
         beside = any(
-            abs((y["y0"] + y["y1"]) / 2 - yc) < 0.6 * height
+            _same_line(y, r, height)
             and 0 <= y["x0"] - r["x1"] < 0.9 * height
+            and any(_under(o, r, height) for o in ors)
             for y in years
         )
         over = any(
-            abs(y["x0"] - r["x0"]) < height and 0 <= y["y0"] - r["y1"] < 1.2 * height for y in years
+            _under(y, r, height)
+            and any(_same_line(o, y, height) and 0 <= o["x0"] - y["x1"] < 0.9 * height for o in ors)
+            for y in years
         )
         if not (beside or over):
             continue
@@ -66,6 +72,15 @@ def _kind_by_width(rows: list[dict], height: float) -> dict[int, str]:
             out[r["word_no"]] = fits.pop()
     out.update(_kind_phrase_by_width(rows, height, years))
     return out
+
+
+def _same_line(a: dict, b: dict, height: float) -> bool:
+    return abs((a["y0"] + a["y1"]) / 2 - (b["y0"] + b["y1"]) / 2) < 0.6 * height
+
+
+def _under(a: dict, b: dict, height: float) -> bool:
+    """``a`` starts on the line right under ``b``, left-aligned with it."""
+    return abs(a["x0"] - b["x0"]) < height and 0 <= a["y0"] - b["y1"] < 1.2 * height
 
 
 def _kind_phrase_by_width(rows: list[dict], height: float, years: list[dict]) -> dict[int, str]:

@@ -357,3 +357,24 @@ def test_a_stub_head_line_read_as_one_garbled_word_takes_its_twin_phrase(garbled
     lower = cells.filter((pl.col("table_no") == 1) & (pl.col("col_idx") == 0)).sort("row_idx")
     assert upper["period_kind"].to_list() == ["fiscal_year"] * 3
     assert lower["period_kind"].to_list() == [kind] * 3
+
+
+def test_a_garbled_word_of_a_running_line_is_not_read_as_a_kind_word() -> None:
+    """1941-01 p12: the source note "Daily Treasury Statement, except as noted" ("except"
+    at confidence 31) stands over "1/ Estimates for the fiscal year ...", its "year" just
+    under "except", on a page whose stub heads print "Fiscal" at that width. A stub head
+    sets its kind word over "year or month" or beside "year" over "or month"; a word of a
+    running line is neither, and stays as read."""
+    from pipeline.tables.kind_words import read_kind_words_by_width
+    from pipeline.tables.lines import assign_lines
+
+    page = _railroad_page(120.0)
+    page.text("Source: Daily Treasury Statement,", LEFT, 2900)
+    page._word("except", LEFT + 34 * CW, 2900, 31.0)
+    page.text("as noted.", LEFT + 41 * CW, 2900)
+    page.text("1/ Estimates for the fiscal", LEFT + 8 * CW, 2900 + 40)
+    page._word("year", LEFT + 34 * CW, 2940, 95.0)
+    words = read_kind_words_by_width(assign_lines(page.words()))
+    texts = words.sort("word_no")["text"].to_list()
+    assert "except" in texts
+    assert texts.count("Fiscal") == 1  # the garbled "Meoal" of Table 9's stub head read
