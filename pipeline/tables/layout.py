@@ -21,6 +21,7 @@ from pipeline.tables.axes import cell_periods, position_heading, read_stub_head
 from pipeline.tables.columns import find_columns
 from pipeline.tables.continued import join_continued
 from pipeline.tables.headers import Column, column_heads
+from pipeline.tables.kind_words import read_kind_words_by_width
 from pipeline.tables.labels import (
     clean_header_path,
     footnoted_month_rows,
@@ -94,6 +95,8 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
     for (doc_id, page_no), page_words in lined.group_by(["doc_id", "page_no"], maintain_order=True):
         ocr = source.get((doc_id, page_no), "ocr") != "text_layer"
         tables, cells = [], []
+        if ocr:  # a garbled stub-head kind word, read by the width of its twin on the page
+            page_words = read_kind_words_by_width(page_words)
         # two tables side by side are read one after the other, left first
         for region in page_regions(page_words):
             region_tables, region_cells = page_tables(

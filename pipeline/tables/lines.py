@@ -44,6 +44,12 @@ _KIND_WORD = re.compile(r"^(fiscal|calendar)[.,:]?$", re.IGNORECASE)
 _MONTH_ABBR = re.compile(
     r"^(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)\.?$", re.IGNORECASE
 )
+# ... counting a month head with a revision or preliminary mark glued to it ("Dec.r",
+# "Sept.r", 1984-06 p62: with them the line is a month head line and its "Marr" read at
+# confidence 0 is kept for the month head run)
+_MONTH_HEAD = re.compile(
+    r"^(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)(\.?|\.[rp])$", re.IGNORECASE
+)
 _MONTH_KEYS = ("jan", "feb", "mar", "apr", "may", "jun", "june", "jul", "july", "aug", "sep",
                "sept", "oct", "nov", "dec")  # fmt: skip
 
@@ -253,7 +259,7 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
         month_line = (
             sum(
                 r["conf"] >= MIN_WORD_CONF
-                and bool(_MONTH_ABBR.match((r["text"] or "").strip().strip(_RULE_CHARS)))
+                and bool(_MONTH_HEAD.match((r["text"] or "").strip().strip(_RULE_CHARS)))
                 for r in rows
             )
             >= 3

@@ -270,3 +270,45 @@ def test_a_second_panel_under_the_same_title_is_handed_the_preamble_above(monkey
     assert tables.height == 2 and tables["title"][0] == tables["title"][1]
     assert seen[0] == []
     assert "Vessels Cleared from the United States, Classified by Nationality" in seen[1]
+
+
+def test_a_month_head_with_a_revision_mark_counts_for_a_line_of_months() -> None:
+    """1984-06 p62 (CM-IV-1): the month heads under "1982" and "1983" print revision
+    and preliminary marks, "Dec.r Mar.r June r Sept.r Dec. p"; OCR read "Mar.r" as
+    "Marr" at confidence 0. Only "June" counted as a month word, the line was no line of
+    months, "Marr" was dropped as rule noise and the column read "1983": a year, not the
+    end of March 1983. "Dec.r" and "Sept.r" are month heads too: the line is one of
+    months and keeps "Marr", which the column head reads by its place in the run."""
+    from pipeline.tables.headers import Column, column_heads
+    from pipeline.tables.labels import clean_header_path
+    from pipeline.tables.lines import assign_lines, page_lines
+    from pipeline.tables.periods import parse_period
+
+    # the real boxes (400-DPI OCR) of the head's two lines, with their confidences
+    words = [
+        ("1982", 1548, 371, 1605, 388, 96.8), ("1983", 1940, 370, 1997, 388, 96.7),
+        ("Dec.r", 1548, 422, 1621, 442, 88.1), ("Marr", 1703, 423, 1777, 441, 0.0),
+        ("June", 1861, 422, 1919, 439, 90.8), ("r", 1941, 426, 1950, 439, 90.5),
+        ("Sept.r", 2018, 421, 2107, 444, 79.1), ("Oec.", 2174, 421, 2229, 441, 83.3),
+        ("p", 2253, 426, 2263, 444, 87.9),
+    ]  # fmt: skip
+    page = Page()
+    for k, (text, x0, y0, x1, y1, conf) in enumerate(words):
+        if k in (0, 2):
+            page.line_no += 1
+        page._word(text, x0, y0, conf)
+        page.rows[-1].update(x1=x1, y1=y1)
+    lines = page_lines(assign_lines(page.words()))
+    assert "Marr" in lines[-1].text
+    cols = [Column(x0, x1, x1) for x0, x1 in [(1532, 1625), (1689, 1781), (1846, 1938),
+                                               (2003, 2095), (2159, 2251)]]  # fmt: skip
+    heads = column_heads(lines, cols, 20.0, 51.0)
+    paths = [clean_header_path(p) for p in heads.paths]
+    assert paths[1] == "1983 / Marr"
+    march = parse_period(paths[1], "Position at end of period in millions of dollars")
+    assert (march.kind, march.end) == ("as_of_date", date(1983, 3, 31))
+    # a month word alone at that confidence stays rule noise
+    alone = Page()
+    alone._word("Total", 900, 400, 90.0)
+    alone._word("Marr", 1100, 400, 0.0)
+    assert [line.text for line in page_lines(assign_lines(alone.words()))] == ["Total"]

@@ -245,3 +245,136 @@ def test_annotate_dates_year_rows_by_their_stub_headings() -> None:
     # without the headings the years are of no stated kind (both 1952 rows no period)
     kinds = bare.filter(pl.col("col_idx") == 0).sort("row_idx")["period_kind"].to_list()
     assert kinds == ["year", "not_a_period", "not_a_period"]
+
+
+def _railroad_page(garbled_width: float, second_kind: tuple[str, float] | None = None) -> Page:
+    """1948-05 p17: Table 8 (Railroad Retirement Act) and Table 9 (Railroad Unemployment
+    Insurance Act) one over the other, each under the stub head "Fiscal year or month".
+    OCR read Table 8's "Fiscal" as "Fiecal" (confidence 74) and Table 9's as "Meoal"
+    (confidence 0), both words 82 px wide at 300 dpi: here the readable one is 120 wide
+    (six letters) and the garbled one ``garbled_width``. ``second_kind``: a third stub
+    head's kind word (text, confidence) printed in the same page's margin table."""
+    page = Page()
+    for k, (number, kind_word, conf) in enumerate([("8", "Fiecal", 74.0), ("9", "Meoal", 0.0)]):
+        top = 300 + k * 1100
+        page.centred(f"Table {number}.- Railroad Act - Budget Receipts and Expenditures", 1275, top)
+        page.centred("(In millions of dollars)", 1275, top + 60)
+        page.text(kind_word, LEFT, top + 130, conf=conf)
+        if k == 1:
+            page.rows[-1]["x1"] = page.rows[-1]["x0"] + garbled_width
+        page.text("year", LEFT + 7 * CW, top + 130)
+        for x1, head in zip(COLS, ["Excess", "Taxes", "Total", "Refunds"], strict=True):
+            page.centred(head, x1 - 90, top + 130)
+        page.text("or mooth", LEFT, top + 130 + PITCH)
+        y = top + 130 + 2.5 * PITCH
+        for label in ("1945", "1946", "1947"):
+            page.text(label, LEFT, y)
+            for x1 in COLS:
+                page.right("1,820", x1, y)
+            y += PITCH
+    if second_kind is not None:
+        page.text(second_kind[0], LEFT, 3000, conf=second_kind[1])
+    return page
+
+
+@pytest.mark.parametrize(
+    ("garbled_width", "second_kind", "kind"),
+    [
+        (120.0, None, "fiscal_year"),  # the width of the page's "Fiecal": that word
+        (116.0, None, "fiscal_year"),
+        (160.0, None, "year"),  # eight letters wide: "calendar", not "fiscal"
+        (100.0, None, "year"),  # five letters wide: neither
+        # a "calendar" of the page near that width: which one cannot be told
+        (120.0, ("calendar", 95.0), "year"),
+    ],
+)
+def test_a_garbled_kind_word_takes_the_kind_its_page_prints_at_its_width(
+    garbled_width, second_kind, kind
+) -> None:
+    """1948-05 p17 Table 9: "Meoal year or mooth" (the "Meoal" at confidence 0) over
+    fiscal years 1940 ... 1947 read as years of unknown kind, though Table 8 above prints
+    the same stub head readably ("Fiecal year or month") with its kind word the same
+    width. One page sets one word in one type at one width: the garbled word is the kind
+    word of that width, when the page prints only one kind at (or near) it."""
+    page = _railroad_page(garbled_width, second_kind)
+    if second_kind is not None:
+        page.rows[-1]["x1"] = page.rows[-1]["x0"] + 124.0  # about the width of "Fiecal"
+    tables, cells = build_tables(page.words(), page.pages())
+    assert tables.height == 2, tables
+    lower = cells.filter((pl.col("table_no") == 1) & (pl.col("col_idx") == 0)).sort("row_idx")
+    upper = cells.filter((pl.col("table_no") == 0) & (pl.col("col_idx") == 0)).sort("row_idx")
+    assert upper["period_kind"].to_list() == ["fiscal_year"] * 3
+    assert lower["period_kind"].to_list() == [kind] * 3
+
+
+def _cash_page(garbled: tuple[float, float]) -> Page:
+    """1953-09 p15: Table 1 (Summary of Cash Transactions) over Table 2 (Derivation of
+    Cash Budget Receipts), each under the stub head "Fiscal year / or month". OCR read
+    Table 2's first line as one word "re" at confidence 20 spanning both words (x 71-194,
+    "or" at 72 below it; Table 1's "Fiscal year" 50-173, its "or" at 52). Here Table 1's
+    phrase spans 200-420 and ``garbled`` is the garbled word's (x0, x1)."""
+    page = Page()
+    for k, number in enumerate(("1", "2")):
+        top = 300 + k * 1100
+        page.centred(f"Table {number}.- Cash Budget Receipts and Payments", 1275, top)
+        page.centred("(In millions of dollars)", 1275, top + 60)
+        if k == 0:
+            page.text("Fiscal year", LEFT, top + 130)
+        else:
+            page.line_no += 1
+            page._word("re", garbled[0], top + 130, 20.0)
+            page.rows[-1]["x1"] = garbled[1]
+        for x1, head in zip(COLS, ["Receipts", "Payments", "Total", "Net"], strict=True):
+            page.centred(head, x1 - 90, top + 130)
+        page.text("or month", LEFT, top + 130 + PITCH)
+        y = top + 130 + 2.5 * PITCH
+        for label in ("1951", "1952", "1953"):
+            page.text(label, LEFT, y)
+            for x1 in COLS:
+                page.right("1,820", x1, y)
+            y += PITCH
+    return page
+
+
+@pytest.mark.parametrize(
+    ("garbled", "kind"),
+    [
+        ((200.0, 420.0), "fiscal_year"),  # the span of the page's "Fiscal year"
+        ((210.0, 420.0), "fiscal_year"),
+        # the stub head left is "or month", its first line lost: no kind (axes)
+        ((200.0, 300.0), "not_a_period"),  # half as wide: not that phrase
+        ((280.0, 500.0), "not_a_period"),  # as wide, but set off from its "or month"
+    ],
+)
+def test_a_stub_head_line_read_as_one_garbled_word_takes_its_twin_phrase(garbled, kind) -> None:
+    """1953-09 p15 Table 2: its stub head's first line "Fiscal year" came back as one
+    word "re" at confidence 20, the stub head "or month" and the fiscal years 1946 ... 1953
+    of unknown kind. Table 1 above prints "Fiscal year / or month" readably, its first
+    line as wide and set the same way over its "or": the garbled line is that phrase."""
+    tables, cells = build_tables(_cash_page(garbled).words(), _cash_page(garbled).pages())
+    assert tables.height == 2, tables
+    upper = cells.filter((pl.col("table_no") == 0) & (pl.col("col_idx") == 0)).sort("row_idx")
+    lower = cells.filter((pl.col("table_no") == 1) & (pl.col("col_idx") == 0)).sort("row_idx")
+    assert upper["period_kind"].to_list() == ["fiscal_year"] * 3
+    assert lower["period_kind"].to_list() == [kind] * 3
+
+
+def test_a_garbled_word_of_a_running_line_is_not_read_as_a_kind_word() -> None:
+    """1941-01 p12: the source note "Daily Treasury Statement, except as noted" ("except"
+    at confidence 31) stands over "1/ Estimates for the fiscal year ...", its "year" just
+    under "except", on a page whose stub heads print "Fiscal" at that width. A stub head
+    sets its kind word over "year or month" or beside "year" over "or month"; a word of a
+    running line is neither, and stays as read."""
+    from pipeline.tables.kind_words import read_kind_words_by_width
+    from pipeline.tables.lines import assign_lines
+
+    page = _railroad_page(120.0)
+    page.text("Source: Daily Treasury Statement,", LEFT, 2900)
+    page._word("except", LEFT + 34 * CW, 2900, 31.0)
+    page.text("as noted.", LEFT + 41 * CW, 2900)
+    page.text("1/ Estimates for the fiscal", LEFT + 8 * CW, 2900 + 40)
+    page._word("year", LEFT + 34 * CW, 2940, 95.0)
+    words = read_kind_words_by_width(assign_lines(page.words()))
+    texts = words.sort("word_no")["text"].to_list()
+    assert "except" in texts
+    assert texts.count("Fiscal") == 1  # the garbled "Meoal" of Table 9's stub head read
