@@ -22,7 +22,9 @@ _TRAILING_DIGIT = re.compile(r"(?<=[A-Za-z.)])\s+\d$")
 _MONTH_DAY = re.compile(
     r"\b(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\s+\d{1,2}$", re.I
 )
-_HYPHEN_BREAK = re.compile(r"([a-z])-\s+([a-z])")
+# a word broken at a hyphen ("arrange- ment"); not a suspended hyphen ("Total on- and
+# off-budget financing", 2006-12 p17, or "long- or short-term"), which is printed
+_HYPHEN_BREAK = re.compile(r"([a-z])-\s+(?!(?:and|or|to)\b)([a-z])")
 _PRINTED_DASH_BREAK = re.compile(r"(--|\u2014|(?<![a-z])[A-Z0-9]-)\s+(?=\S)")
 _EDGE = " \t|[]{}!¦;,:_"
 

@@ -586,3 +586,17 @@ def test_a_word_read_right_inside_a_rarely_printed_word_is_not_corrected() -> No
     assert lexicon.correct("Ratios of Index")[0] == "Ratios of Index"
     assert lexicon.unknown("Ratios of Index") == ["Ratios", "Index"]
     assert lexicon.correct("Amounts outstandng")[0] == "Amounts outstanding"
+
+
+def test_a_printed_hyphen_inside_a_line_or_before_and_is_kept() -> None:
+    # 2006-12 p17 prints "Total on- and off-budget financing" on one line; the word-break
+    # rule joined it into "Total onand off-budget financing" (audit 2026-12-01). A word
+    # broken at a line end is still one word again.
+    from pipeline.tables.labels import join_wrapped
+
+    assert join_wrapped(["Total on- and off-budget financing"]) == "Total on- and off-budget financing"
+    assert join_wrapped(["Articles com-", "posed in chief"]) == "Articles composed in chief"
+    assert join_wrapped(["Total on-", "and off-budget financing"]) == "Total on- and off-budget financing"
+    assert join_wrapped(["Payroll de-", "ductions"]) == "Payroll deductions"
+    assert join_wrapped(["Special issues to Govern-", "ment agencies"]) == "Special issues to Government agencies"
+    assert join_wrapped(["note--", "01/15/07-A"]) == "note--01/15/07-A"
