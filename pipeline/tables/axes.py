@@ -456,12 +456,22 @@ def _one_year(text: str) -> bool:
 def _with_head(parsed: Period | None, head: Period | None) -> Period | None:
     """A column's period from its garbled path (``parsed``) and from the month head run
     (``head``): the run's where the path names none, or only the same year of unknown
-    kind; where the path names another period, neither."""
+    kind, or a year of unknown kind one digit off the run's (the run read the year heads
+    as the years the title names, in order: "1936" for 1938, 1940-05 p79); where the
+    path names another period, neither."""
     if head is None or (parsed is not None and parsed.key == head.key):
         return parsed
     if parsed is None or parsed is NOT_A_PERIOD:
         return head
     if parsed.kind == "year" and head.kind != "month" and parsed.end == head.end:
+        return head
+    if (
+        parsed.kind == "year"
+        and head.kind in ("calendar_year", "fiscal_year")
+        and parsed.end is not None
+        and head.end is not None
+        and one_digit_off(parsed.end.year, head.end.year)
+    ):
         return head
     return None
 

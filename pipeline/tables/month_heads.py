@@ -20,6 +20,7 @@ from pipeline.tables.headers import Column, _territories, _territory_of
 from pipeline.tables.labels import _misread_month, _month_of
 from pipeline.tables.lines import Line
 from pipeline.tables.periods import MONTHS, Period, month_end, parse_period
+from pipeline.tables.stub_periods import one_digit_off
 
 _MONTH_NAMES = [m.capitalize() for m in MONTHS]
 _YEAR = re.compile(r"^\W*((?:18|19|20)\d\d)\W*$")
@@ -246,6 +247,7 @@ def month_run_heads(
         out = dated_month_run(months, above, columns, texts)
         kinds = kind_of_years(texts)
         dated = any(out)
+        out = _named_year_slots(words, months, out, kinds)
         for c, w in enumerate(words):
             m = _YEAR.match(w or "")
             if out[c] is not None or months[c] is not None or not m:
@@ -257,4 +259,44 @@ def month_run_heads(
                 # misreading ("1936" for the title's 1938, 1940-05 p79), no period
                 out[c] = MISREAD
         break
+    return out
+
+
+# a year head OCR cut short after its century ("19%" for 1939): its first two digits
+# and no other digit
+_CUT_YEAR = re.compile(r"^\W*((?:18|19|20)\d?)[^\d\s]{1,2}\W*$")
+
+
+def _named_year_slots(
+    words: list[str | None], months: list[int | None], out: list[str | None], kinds: dict[int, str]
+) -> list[str | None]:
+    """The year columns left of a dated month run, read as the years the title names
+    ("Calendar Years 1938 and 1939" over heads OCR read "1936", "19%", then "Jan."
+    1939..., 1940-05 p79): as many headed columns left of the run as the title names years
+    of one kind, every head read as its year in order (the year itself, one digit off it,
+    or cut short after the century) and at least one read as a full year, the run not
+    older than the last of them. Otherwise ``out`` unchanged."""
+    run = [c for c, m in enumerate(months) if m is not None]
+    if not run or out[run[0]] is None or len(set(kinds.values())) != 1:
+        return out
+    first_year = int(out[run[0]].split(" / ")[0])
+    years = sorted(kinds)
+    slots = [c for c in range(run[0]) if (words[c] or "").strip() and out[c] is None]
+    if len(slots) != len(years) or years[-1] > first_year:
+        return out
+    full = 0
+    for c, year in zip(slots, years, strict=True):
+        w = words[c] or ""
+        if (m := _YEAR.match(w)) is not None:
+            if int(m.group(1)) != year and not one_digit_off(int(m.group(1)), year):
+                return out
+            full += 1
+        elif not ((m := _CUT_YEAR.match(w)) and str(year).startswith(m.group(1))):
+            return out
+    if not full:
+        return out
+    kind = kinds[years[0]].split("_")[0].capitalize()
+    out = list(out)
+    for c, year in zip(slots, years, strict=True):
+        out[c] = f"{kind} year {year}"
     return out

@@ -213,10 +213,11 @@ def test_a_second_panel_reads_its_month_years_from_the_subtitle_over_both() -> N
     """1940-05 p79: "Calendar Years 1938 and 1939, and first quarter, 1940" is printed once,
     under the title and over the first panel ("Number of vessels"); the second panel
     ("Net Registered Tonnage (in thousands)") repeats the heads under the same title, and
-    OCR garbled its spanners, its month line past any exact word, and its "1938" into
-    "1936". Its months are dated by the subtitle over both panels (the first panel's
-    preamble lines); the year the subtitle does not name is a misreading and names no
-    period. Without the subtitle nothing dates the run."""
+    OCR garbled its spanners, its month line past any exact word, its "1938" into "1936"
+    and its "1939" into "19%". Its months are dated by the subtitle over both panels (the
+    first panel's preamble lines); the two headed columns left of the run are the two
+    calendar years the subtitle names, in order: "1936" one digit off 1938, "19%" 1939 cut
+    short after its century. Without the subtitle nothing dates the run."""
     from pipeline.tables.headers import Column
     from pipeline.tables.lines import Chunk, Line, chunk_line
     from pipeline.tables.month_heads import MISREAD, month_run_heads
@@ -230,10 +231,35 @@ def test_a_second_panel_reads_its_month_years_from_the_subtitle_over_both() -> N
     title = "Vessels Cleared from the United States, Direct for Foreign Ports, Classified by Nationality"
     above = [title, "Calendar Years 1938 and 1939, and first quarter. 1940"]
     heads = month_run_heads(lines, cols, title, above)
-    assert heads[0] == MISREAD and heads[1] is None
+    assert heads[:2] == ["Calendar year 1938", "Calendar year 1939"]
     assert heads[2] == "1939 / January" and heads[13] == "1939 / December"
     assert heads[14:] == ["1940 / January", "1940 / February", "1940 / March"]
     assert month_run_heads(lines, cols, title, []) == [None] * len(cols)
+
+
+def test_year_heads_left_of_a_run_that_do_not_read_as_the_named_years_name_none() -> None:
+    """The 1940-05 p79 second panel with its year heads read otherwise: a year two digits
+    off the subtitle's ("1926" for 1938) is a misreading, no period; a head cut short
+    beside it does not date by position alone; under a subtitle naming three years over
+    two headed columns, only a head printing its year names one."""
+    from pipeline.tables.headers import Column
+    from pipeline.tables.lines import Chunk, Line, chunk_line
+    from pipeline.tables.month_heads import MISREAD, month_run_heads
+
+    def heads(first: str, subtitle: str) -> list[str | None]:
+        words = [(first, *P79_PANEL2_WORDS[3][1:]), *P79_PANEL2_WORDS[4:]]
+        lines = [
+            Line("d", 1, n, chunk_line([Chunk(t, *box, 95.0, 1) for t, *box in ws], 27.0))
+            for n, ws in enumerate((P79_PANEL2_WORDS[:3], words))
+        ]
+        cols = [Column(x0, x1, x1) for x0, x1 in P79_PANEL2_COLS]
+        return month_run_heads(lines, cols, "Vessels Cleared", ["Vessels Cleared", subtitle])
+
+    both = "Calendar Years 1938 and 1939, and first quarter. 1940"
+    got = heads("1926", both)
+    assert got[0] == MISREAD and got[1] is None and got[2] == "1939 / January"
+    got = heads("1938", "Calendar Years 1937, 1938 and 1939, and first quarter. 1940")
+    assert got[:2] == ["Calendar year 1938", None] and got[2] == "1939 / January"
 
 
 def test_a_second_panel_under_the_same_title_is_handed_the_preamble_above(monkeypatch) -> None:
@@ -312,3 +338,19 @@ def test_a_month_head_with_a_revision_mark_counts_for_a_line_of_months() -> None
     alone._word("Total", 900, 400, 90.0)
     alone._word("Marr", 1100, 400, 0.0)
     assert [line.text for line in page_lines(assign_lines(alone.words()))] == ["Total"]
+
+
+def test_a_year_head_one_digit_off_the_runs_year_takes_the_runs_reading() -> None:
+    """1940-05 p79, second panel: the path "1936" parses as a year of unknown kind; the
+    run read that column as the subtitle's calendar year 1938 (one digit off), which
+    stands. A path naming a year two digits off, or a month, keeps neither."""
+    from pipeline.tables.axes import _with_head
+    from pipeline.tables.periods import parse_period
+
+    head = parse_period("Calendar year 1938")
+    got = _with_head(parse_period("1936"), head)
+    assert got is not None and (got.kind, got.start, got.end) == (
+        "calendar_year", date(1938, 1, 1), date(1938, 12, 31)
+    )
+    assert _with_head(parse_period("1926"), head) is None
+    assert _with_head(parse_period("January 1936"), head) is None
