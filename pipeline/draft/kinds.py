@@ -67,6 +67,14 @@ def _amount_places(facts: tuple[Fact, ...]) -> int:
     return max(f.places for f in facts)
 
 
+def _several_years(fact: Fact) -> bool:
+    """A fact over a run of years ("fiscal years 1941-1945", 1953-09 p29): a period a
+    question can state, but no step of a series of single years; it is never compared
+    with one year or averaged among them."""
+    p = fact.period
+    return bool(p.start and p.end and (p.end - p.start).days > 366)
+
+
 def _sample(rng: random.Random, candidates: list, k: int = PER_TABLE) -> list:
     """``k`` candidates, those a question can state exactly first (the others are
     drafted only to fill up, and are rejected with their reasons)."""
@@ -223,6 +231,8 @@ def _period_pairs(archive: Archive, table: StatementTable) -> list[tuple[Fact, F
                     continue
                 if earlier.period.kind != later.period.kind:
                     continue  # a fiscal year is never compared with a month or a year to date
+                if _several_years(earlier) or _several_years(later):
+                    continue
                 (across if earlier.doc_id != later.doc_id else within).append((earlier, later))
     return across + within
 
@@ -372,7 +382,10 @@ def multi_year_statistic(
             continue
         kind = here[0].period.kind
         # the whole series (latest printings, every volume), one kind of period
-        facts = [f for f in archive.series_periods(here[0]) if f.period.kind == kind]
+        facts = [
+            f for f in archive.series_periods(here[0])
+            if f.period.kind == kind and not _several_years(f)
+        ]  # fmt: skip
         for width in (3, 4, 5):
             for start in range(len(facts) - width + 1):
                 window = tuple(facts[start : start + width])

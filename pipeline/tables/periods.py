@@ -25,6 +25,8 @@ from functools import cached_property
 
 from rapidfuzz.distance import Levenshtein
 
+from pipeline.tables.year_spans import years_span
+
 KINDS = (
     "calendar_year",
     "fiscal_year",
@@ -317,9 +319,11 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
     glued = _YEAR_AND_WORD.search(text)
     if glued and not _MONTH.match(glued.group(2)) and not _ESTIMATE.search(text):
         return NOT_A_PERIOD  # "1938-Bov", "1939-Har", "1938-5": a month row OCR garbled
-    if _NOT_PERIOD.search(text) or _YEAR_SPAN.search(text) and not _QUARTER_RANGE.search(text):
+    if _NOT_PERIOD.search(text):
         return NOT_A_PERIOD
     both = f"{text} {context}"
+    if _YEAR_SPAN.search(text) and not _QUARTER_RANGE.search(text):
+        return _years_span(text, both)
     year = years[-1]
     if _CUMULATIVE.search(text):
         return _cumulative(text, year)
@@ -393,6 +397,15 @@ def _parse_level(text: str, context: str, reference: Period | None) -> Period | 
             "calendar_year", date(year, 1, 1), date(year, 12, 31), f"calendar year {year}"
         )
     return Period("year", None, date(year, 12, 31), str(year))
+
+
+def _years_span(text: str, both: str) -> Period:
+    """A span of whole years ("1941-1945" under "Fiscal years:"), or no period."""
+    stock = bool(_STOCK.search(both) or re.search(r"\bend of\b", both, re.IGNORECASE))
+    calendar_year = bool(_CALENDAR.search(both) and not _FISCAL.search(text))
+    fiscal = bool(_FISCAL.search(both)) and not calendar_year
+    span = years_span(text, fiscal=fiscal, calendar_year=calendar_year, stock=stock)
+    return NOT_A_PERIOD if span is None else Period(*span)
 
 
 _YEAR_ENDING = re.compile(r"\byear\s+end(ing|ed)\W*$", re.IGNORECASE)

@@ -378,3 +378,57 @@ def test_a_garbled_word_of_a_running_line_is_not_read_as_a_kind_word() -> None:
     texts = words.sort("word_no")["text"].to_list()
     assert "except" in texts
     assert texts.count("Fiscal") == 1  # the garbled "Meoal" of Table 9's stub head read
+
+
+def test_a_span_of_whole_years_under_a_stub_section_is_those_years() -> None:
+    """1953-09 p29 (Savings bonds, Series E through K): under "Fiscal years:" the first
+    row is "1941-1945" (the five years together), then 1946 ... 1953; under "Calendar
+    years:" again "1941-1945", then 1946 ... 1952. The span is the years from the first
+    through the last, of the section's kind: fiscal years 1941-1945 run July 1, 1940 to
+    June 30, 1945. Read as no period before (a year span was always refused)."""
+    from datetime import date
+
+    page = Page()
+    page.centred("Table 3.- Sales and Redemptions by Periods, Series E through K", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    page.text("Period", LEFT, 430)
+    for x1, head in zip(COLS, ["Sales", "Accrued", "Total", "Outstanding"], strict=True):
+        page.centred(head, x1 - 90, 430)
+    y = 430 + 2 * PITCH
+    for section, labels in (("Fiscal years:", ["1941-1945", "1946", "1947"]),
+                            ("Calendar years:", ["1941-1945", "1946", "1947"])):  # fmt: skip
+        page.text(section, LEFT - 20, y)
+        y += PITCH
+        for label in labels:
+            page.text(label, LEFT, y)
+            for x1 in COLS:
+                page.right("4,287", x1, y)
+            y += PITCH
+        y += PITCH
+    tables, cells = _table(page)
+    first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert first["row_label"].to_list() == ["1941-1945", "1946", "1947"] * 2
+    assert first["period_kind"].to_list() == ["fiscal_year"] * 3 + ["calendar_year"] * 3
+    assert first["period_start"][0] == date(1940, 7, 1)
+    assert first["period_end"][0] == date(1945, 6, 30)
+    assert first["period_start"][3] == date(1941, 1, 1)
+    assert first["period_end"][3] == date(1945, 12, 31)
+
+
+@pytest.mark.parametrize(
+    ("label", "context"),
+    [
+        ("1948-50", "Fiscal years"),  # two-digit end: a maturity as often as a span
+        ("2-1/4% February 1953-55 (Bonds)", "Fiscal years"),  # 1948-05 p43: a security
+        ("1941-1945", "Amount outstanding, end of period"),  # a stock, kind not printed
+        ("1941-1945", "Period"),  # kind not printed
+        ("1975-1978", "Fiscal years"),  # across the 1976 change of the fiscal year
+        ("1945-1941", "Fiscal years"),  # backwards: a misread
+    ],
+)
+def test_a_year_span_that_cannot_be_stated_exactly_is_no_period(label, context) -> None:
+    """Precision first: a span of years is a period only when both years are printed in
+    full, are the whole label, run forward, and the page says their kind."""
+    from pipeline.tables.periods import parse_period
+
+    assert parse_period(label, context).kind == "not_a_period"
