@@ -57,8 +57,14 @@ def documents(lf: LedgerForge) -> dg.MaterializeResult:
     deps=[documents],
     description="Rendered page images with DPI, blur score and quality tag.",
 )
-def pages(lf: LedgerForge) -> dg.MaterializeResult:
-    table = build_pages(lf.warehouse, lf.blobs, render_dpi=lf.render_dpi, workers=lf.workers)
+def pages(context, lf: LedgerForge) -> dg.MaterializeResult:
+    table = build_pages(
+        lf.warehouse,
+        lf.blobs,
+        render_dpi=lf.render_dpi,
+        workers=lf.workers,
+        log=context.log.info,
+    )
     counts = table.group_by("quality").len().sort("quality")
     return dg.MaterializeResult(
         metadata={
@@ -73,8 +79,10 @@ def pages(lf: LedgerForge) -> dg.MaterializeResult:
     deps=[pages],
     description="OCR word boxes (cached by page-image hash) or trusted text-layer words.",
 )
-def words(lf: LedgerForge) -> dg.MaterializeResult:
-    result = build_words(lf.warehouse, lf.blobs, workers=lf.workers, progress=False)
+def words(context, lf: LedgerForge) -> dg.MaterializeResult:
+    result = build_words(
+        lf.warehouse, lf.blobs, workers=lf.workers, progress=False, log=context.log.info
+    )
     return dg.MaterializeResult(
         metadata={
             "pages": result.pages,

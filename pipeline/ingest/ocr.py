@@ -20,6 +20,7 @@ import io
 import multiprocessing
 import os
 import subprocess
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from pipeline.ingest.leaders import LEADERS_VERSION
 from pipeline.ingest.ocr_worker import ocr_image
 from pipeline.ingest.ocr_worker import run_tesseract as run_tesseract  # public here too
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA, WORDS_SCHEMA
+from pipeline.progress import StageProgress
 from pipeline.store import BlobStore, Intake, Warehouse
 
 # --psm 6 (one uniform block of text). On four clear synth table pages it read 294/295
@@ -197,10 +199,13 @@ def ocr_pages(
     workers: int | None = None,
     progress: bool = True,
     recipes: dict[str, Enhancement] | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> tuple[dict[str, Path], dict[str, str], int]:
     """OCR the page images (by sha256) not yet in the cache.
 
     ``recipes`` maps an image sha to its preprocessing (absent: OCR the image as is).
+    ``log`` receives a progress line now and then (pages done, rate, time left) for a
+    run log; ``progress`` draws a live bar on the terminal.
     Returns (image sha -> cache file, image sha -> error for failures, pages OCR'd now).
     """
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -222,6 +227,7 @@ def ocr_pages(
         _progress(progress) as bar,
     ):
         task = bar.add_task("ocr", total=len(todo))
+        lines = StageProgress("OCR", len(todo), log or (lambda _line: None), "pages")
         # workers run the light ocr_worker module; the parent parses and caches
         futures = {
             pool.submit(ocr_worker.ocr_image, _image_source(blobs, sha), args, recipes.get(sha)): (
@@ -237,6 +243,7 @@ def ocr_pages(
             except Exception as exc:  # quarantined by the caller, the run goes on
                 errors[sha] = f"{type(exc).__name__}: {exc}"
             bar.advance(task)
+            lines.advance()
     return paths, errors, len(todo) - len(errors)
 
 
@@ -256,6 +263,7 @@ def build_words(
     cache_dir: Path | None = None,
     workers: int | None = None,
     progress: bool = True,
+    log: Callable[[str], None] | None = None,
 ) -> WordsResult:
     """Build ``words`` for every page in ``pages``: OCR (cached) or the text layer.
 
@@ -272,7 +280,12 @@ def build_words(
     cached_before = sum(
         (cache_dir / f"{ocr_key(sha, args, recipes.get(sha))}.parquet").exists() for sha in images
     )
-    paths, errors, ocrd = ocr_pages(images, blobs, cache_dir, workers, progress, recipes)
+    if log is not None:
+        log(
+            f"words: {len(images)} page images to OCR ({cached_before} cached), "
+            f"{pages.height - ocr_rows.height} pages from text layers"
+        )
+    paths, errors, ocrd = ocr_pages(images, blobs, cache_dir, workers, progress, recipes, log)
 
     intake = Intake("words")
     source_of = dict(zip(documents["doc_id"], documents["source_path"], strict=True))

@@ -20,7 +20,7 @@ import io
 import multiprocessing
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import repeat
@@ -54,6 +54,7 @@ from pipeline.ingest.pdf_checks import (
     text_layer_chars,
 )
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA
+from pipeline.progress import StageProgress
 from pipeline.store import BlobStore, Intake, Warehouse
 
 __all__ = [
@@ -429,6 +430,7 @@ def build_pages(
     render_dpi: int = 300,
     workers: int | None = None,
     cache_dir: Path | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> pl.DataFrame:
     """Render and measure every page of the ingested documents; write ``pages``.
 
@@ -454,11 +456,15 @@ def build_pages(
             todo.append(sha)
     blob_of = dict(zip(documents["file_sha256"], documents["blob_sha256"], strict=True))
     pdf_blobs = [blob_of[sha] for sha in todo]
+    lines = StageProgress("render", len(todo), log or (lambda _line: None), "documents")
+    if log is not None:
+        log(f"render: {len(todo)} documents to render, {len(cached)} cached")
     for sha, frame in zip(
         todo, _render_all(blobs.url, pdf_blobs, render_dpi, workers), strict=True
     ):
         _write_atomic(frame, cache_dir / f"{sha}_{render_dpi}dpi_v{PAGE_MEASURE_VERSION}.parquet")
         cached[sha] = frame
+        lines.advance()
 
     intake = Intake("pages")
     frames = []

@@ -76,8 +76,12 @@ def test_second_run_does_no_ocr_for_unchanged_pages(store, tmp_path, monkeypatch
     # a new volume arrives: only its page is OCR'd
     image_pdf(tmp_path / "vol_1950_02.pdf", [statement_page(statement_numbers(33, rows=4))])
     _ingest(warehouse, blobs, tmp_path, render_dpi=150)
-    second = build_words(warehouse, blobs, workers=2, progress=False)
+    log: list[str] = []
+    second = build_words(warehouse, blobs, workers=2, progress=False, log=log.append)
     assert (second.pages, second.ocrd, second.cached) == (3, 1, 2)
+    # the run log says what is to do and how far it got (Dagster's run log in an asset)
+    assert log[0] == "words: 3 page images to OCR (2 cached), 0 pages from text layers"
+    assert log[-1].startswith("OCR: 1/1 pages (100.0%)")
 
     # nothing changed: zero tesseract calls
     def no_tesseract(*args, **kwargs):
