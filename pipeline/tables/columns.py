@@ -110,12 +110,10 @@ def place_row(
     label_parts = [c.text for c in row.label if not is_leader(c.text)]
     placed: dict[int, Chunk] = {}
     for chunk in row.values:
-        if is_junk_box(chunk, per_char):
-            continue
         if chunk.x1 < columns[0].x0 - 0.5 * height and not chunk.is_number:
             label_parts.append(chunk.text)  # a label word OCR put past the leaders
             continue
-        if is_leader(chunk.text):
+        if is_leader(chunk.text) or is_junk_box(chunk, per_char):
             continue
         col = min(range(len(columns)), key=lambda k: abs(columns[k].align - chunk.align_x))
         if not (columns[col].x0 - height <= chunk.align_x <= columns[col].x1 + height):
