@@ -16,12 +16,14 @@ if TYPE_CHECKING:
     from pipeline.tables.line_kinds import RowLine
 
 
-# A word box this many times wider than its characters at the page's typical width per
+# A word box this many times wider than its characters at the body's typical width per
 # character is no print: tesseract read a rule, or a rule with the figures on it, as one
 # word ("829889" boxed from x 546 to 2136 across all nine columns under "Total other
-# countries", 1984-06 p65, whose digits are 13-19 px wide). Such a box is left out when
-# the columns are found and placed in none of them.
-JUNK_WIDTH_FACTOR = 4.0
+# countries", 1984-06 p65, 20 times the body's 13 px a character; "82388" the same way
+# on p63). Such a box is left out when the columns are found and placed in none of them.
+# A total whose box took in the rules around it stays under the factor ("37" boxed 138
+# px wide under its double rule, 1967-08 p78, 4.7 times).
+JUNK_WIDTH_FACTOR = 8.0
 
 
 def char_width(body: list[RowLine]) -> float | None:

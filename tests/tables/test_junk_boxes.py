@@ -146,7 +146,7 @@ def _frames() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def test_the_junk_box_is_junk_and_the_figures_beside_it_are_not() -> None:
-    per_char = 13.3  # the page's median box width per character
+    per_char = 13.3  # the body's median box width per character
     junk = Chunk("829889", 546, 2598, 2136, 2624, 24.0, 1)
     assert is_junk_box(junk, per_char)
     # a total boxed with the rule under it is tall, not wide: 6 characters in 124 px
