@@ -152,6 +152,9 @@ def test_the_junk_box_is_junk_and_the_figures_beside_it_are_not() -> None:
     # a total boxed with the rule under it is tall, not wide: 6 characters in 124 px
     assert not is_junk_box(Chunk("31,069", 1437, 2629, 1561, 2680, 62.0, 1), per_char)
     assert not is_junk_box(Chunk("__27,984", 570, 2629, 720, 2680, 6.0, 1), per_char)
+    # 1967-08 p78: a total "37" boxed with the double rule under it, 138 px wide where
+    # that page sets about 15 px a character, is a figure
+    assert not is_junk_box(Chunk("37", 1354, 2650, 1492, 2683, 59.0, 1), 14.8)
     assert not is_junk_box(junk, None)
 
 
