@@ -23,6 +23,7 @@ from functools import cache, lru_cache
 import polars as pl
 
 from pipeline.draft.formulas import decimal_places
+from pipeline.draft.spanner_years import misdated_columns
 from pipeline.tables.labels import label_problems
 from pipeline.tables.periods import Period, month_end
 from pipeline.tables.titles import statement_name
@@ -403,6 +404,7 @@ def build_archive(
         shaky = {leaf for leaf, n in leaves.items() if n > 1 and leaf}
         twins = statements_in_volume.get((t["doc_id"], name), set())
         garbled_head = _garbled_head(t, every)
+        misdated = misdated_columns(every) if axis == "col" else {}
         columns_of: dict[tuple, set[int]] = defaultdict(set)
         dimensioned: set[tuple] = set()  # periods some column tells apart by a dimension
         for r in every:
@@ -468,7 +470,8 @@ def build_archive(
                     garbled_head,
                     twin_periods,
                     periods_misread,
-                ),
+                )
+                or misdated.get(int(r["col_idx"]), ""),
                 dimension=(r.get("dimension") or "") if axis != "row" else "",
             )
             if (fact.item, period.key) in table.grid:

@@ -16,10 +16,51 @@ if TYPE_CHECKING:
     from pipeline.tables.line_kinds import RowLine
 
 
+# A word box this many times wider than its characters at the body's typical width per
+# character is no print: tesseract read a rule, or a rule with the figures on it, as one
+# word ("829889" boxed from x 546 to 2136 across all nine columns under "Total other
+# countries", 1984-06 p65, 20 times the body's 13 px a character; "82388" the same way
+# on p63). Such a box is left out when the columns are found and placed in none of them.
+# A total whose box took in the rules around it stays under the factor ("37" boxed 138
+# px wide under its double rule, 1967-08 p78, 4.7 times).
+JUNK_WIDTH_FACTOR = 8.0
+
+
+def char_width(body: list[RowLine]) -> float | None:
+    """The typical width of one printed character in the body: the median over the
+    body's words of box width / characters (None without words)."""
+    widths = sorted(
+        (w.x1 - w.x0) / len(w.text.strip())
+        for r in body
+        for c in [*r.label, *r.values]
+        for w in c.parts
+        if w.text.strip()
+    )
+    return widths[len(widths) // 2] if widths else None
+
+
+def is_junk_box(chunk: Chunk, per_char: float | None) -> bool:
+    """A chunk holding a word box far wider than its characters could fill (see
+    ``JUNK_WIDTH_FACTOR``)."""
+    if not per_char:
+        return False
+    return any(
+        (w.x1 - w.x0) > JUNK_WIDTH_FACTOR * per_char * max(len(w.text.strip()), 1)
+        for w in chunk.parts
+    )
+
+
 def find_columns(body: list[RowLine], height: float) -> list[Column]:
-    """Value columns: clusters of the figures' right edges across body rows."""
+    """Value columns: clusters of the figures' right edges across body rows (junk
+    boxes left out, see ``is_junk_box``)."""
+    per_char = char_width(body)
     figures = sorted(
-        ((c.align_x, i, c) for i, r in enumerate(body) for c in r.values if c.is_number),
+        (
+            (c.align_x, i, c)
+            for i, r in enumerate(body)
+            for c in r.values
+            if c.is_number and not is_junk_box(c, per_char)
+        ),
         key=lambda t: t[0],
     )
     if not figures:
@@ -62,15 +103,19 @@ def _merge_disjoint(clusters: list[list[tuple[float, int, Chunk]]]) -> list[list
     return merged
 
 
-def place_row(row: RowLine, columns: list[Column], height: float) -> tuple[str, dict[int, Chunk]]:
-    """The row label and the row's value chunks placed in columns (by right edge)."""
+def place_row(
+    row: RowLine, columns: list[Column], height: float, per_char: float | None = None
+) -> tuple[str, dict[int, Chunk]]:
+    """The row label and the row's value chunks placed in columns (by right edge). A junk
+    box (``is_junk_box`` at ``per_char``) is placed nowhere: the figures OCR merged into
+    it cannot be told from the junk."""
     label_parts = [c.text for c in row.label if not is_leader(c.text)]
     placed: dict[int, Chunk] = {}
     for chunk in row.values:
         if chunk.x1 < columns[0].x0 - 0.5 * height and not chunk.is_number:
             label_parts.append(chunk.text)  # a label word OCR put past the leaders
             continue
-        if is_leader(chunk.text):
+        if is_leader(chunk.text) or is_junk_box(chunk, per_char):
             continue
         col = min(range(len(columns)), key=lambda k: abs(columns[k].align - chunk.align_x))
         if not (columns[col].x0 - height <= chunk.align_x <= columns[col].x1 + height):

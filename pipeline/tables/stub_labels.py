@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pipeline.tables.columns import place_row
+from pipeline.tables.columns import char_width, place_row
 from pipeline.tables.labels import (
     StubTree,
     continues_label,
@@ -43,8 +43,9 @@ def read_stub(
     stub = StubTree(height)
     tails = _label_tails(block, columns, height, pitch)
     split = _stub_split(block.body, height)
+    per_char = char_width(block.body)
     for row_idx, row in enumerate(block.body):
-        label, placed = place_row(row, columns, height)
+        label, placed = place_row(row, columns, height, per_char)
         if split is not None:
             label = _naming_part(row, split) or label
         label = join_wrapped([label, tails.get(row_idx, "")])
