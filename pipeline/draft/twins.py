@@ -50,9 +50,7 @@ def twinned_names(printed: dict[tuple[str, str], list[tuple[int, str]]]) -> set[
     return {
         name
         for (_, name), entries in printed.items()
-        if any(
-            abs(p - q) > 1 and not (c and c == d) for p, c in entries for q, d in entries
-        )
+        if any(abs(p - q) > 1 and not (c and c == d) for p, c in entries for q, d in entries)
     }
 
 

@@ -40,9 +40,7 @@ def printed_page_offsets(words: pl.DataFrame, pages: pl.DataFrame | None = None)
     offset is half as common). A volume without such agreement has no entry."""
     if words.is_empty():
         return {}
-    spans = words.group_by("doc_id", "page_no").agg(
-        top=pl.col("y0").min(), foot=pl.col("y1").max()
-    )
+    spans = words.group_by("doc_id", "page_no").agg(top=pl.col("y0").min(), foot=pl.col("y1").max())
     if pages is not None and "height_px" in pages.columns:
         spans = spans.join(
             pages.select("doc_id", "page_no", "height_px"), on=["doc_id", "page_no"], how="left"

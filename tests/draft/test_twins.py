@@ -50,7 +50,10 @@ def test_twins_with_distinct_clean_codes_are_named_by_number() -> None:
 
 
 def test_a_table_continued_over_three_pages_is_not_twinned() -> None:
-    printed = {("d", "A"): [(10, "3"), (11, "3"), (12, "3")], ("d", "B"): [(58, "CM-II-2"), (65, "")]}
+    printed = {
+        ("d", "A"): [(10, "3"), (11, "3"), (12, "3")],
+        ("d", "B"): [(58, "CM-II-2"), (65, "")],
+    }
     assert twinned_names(printed) == {"B"}
 
 
