@@ -72,16 +72,21 @@ def printed_page_offsets(words: pl.DataFrame, pages: pl.DataFrame | None = None)
 
 
 def strip_folio(title: str, printed_page: int | None) -> str:
-    """``title`` without a page number glued at its end ("... by Country 53" on printed
-    page 53), if the number is within ``NEAR`` of ``printed_page`` and a statement name
-    is left before it."""
-    m = _FOLIO_TAIL.search(title or "")
+    """``title`` without a page number glued at its statement name's end ("... by
+    Country 53" on printed page 53, and before a unit or a continuation mark read into
+    the title line), if the number is within ``NEAR`` of ``printed_page`` and a
+    statement name and the table number are left as they were."""
+    before = split_title(title or "")
+    m = _FOLIO_TAIL.search(before.name)
     if m is None or printed_page is None or abs(int(m.group(1)) - printed_page) > NEAR:
         return title
-    rest = title[: m.start()]
-    parsed = split_title(rest)
+    hits = list(re.finditer(rf"\s+{m.group(1)}(?!\d|[,.]\d)", title))
+    if not hits:
+        return title
+    rest = title[: hits[-1].start()] + title[hits[-1].end() :]
+    after = split_title(rest)
     # the number is the title's own where taking it off changes the table number
-    return rest if parsed.name and parsed.number == split_title(title).number else title
+    return rest if after.name and after.number == before.number else title
 
 
 def confirmed_reading(statement: str, clean: list[str], lexicon: Lexicon) -> str | None:

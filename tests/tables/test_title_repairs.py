@@ -63,6 +63,11 @@ def test_a_folio_glued_after_the_title_is_dropped() -> None:
     title = "Table CM—IV—4. — Total Claims by Country 53"
     assert strip_folio(title, 53) == "Table CM—IV—4. — Total Claims by Country"
     assert strip_folio(title, 54) == "Table CM—IV—4. — Total Claims by Country"
+    # the folio read before a continuation mark is dropped all the same
+    assert (
+        strip_folio("Table CM—IV—4. — Total Claims by Country 53 (Continued)", 53)
+        == "Table CM—IV—4. — Total Claims by Country (Continued)"
+    )
     # a number far from the printed page, or no page known, is no folio
     assert strip_folio(title, 80) == title
     assert strip_folio(title, None) == title
