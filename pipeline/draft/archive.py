@@ -381,7 +381,7 @@ def build_archive(
         volume, file_name = docs.get(t["doc_id"], (t["doc_id"], ""))
         name = t.get("statement") or statement_name(t["title"] or "")
         # a title the volume prints over other tables too is named with the table's number
-        name, twins = named_statement(
+        named, twins = named_statement(
             name,
             t.get("table_number") or "",
             int(t["page_no"]),
@@ -389,7 +389,7 @@ def build_archive(
             name in twinned,
         )
         unit = t.get("unit") or UNKNOWN_UNIT
-        table = StatementTable(table_id, name, axis, [], [], unit=unit)
+        table = StatementTable(table_id, named, axis, [], [], unit=unit)
         table.scanned = t.get("word_source") == "ocr"
         every = by_table.get(table_id, group).to_dicts()
         parents: dict[str, set[str]] = defaultdict(set)
@@ -425,7 +425,7 @@ def build_archive(
             period = period_of(r)
             item, _ = _item(r, axis, repeated)
             if period is not None and item:
-                printed[series_key(name, item, unit)][period.key] = period
+                printed[series_key(named, item, unit)][period.key] = period
         ambiguous: set[str] = set()
         for r in rows:
             period = period_of(r)
@@ -449,7 +449,7 @@ def build_archive(
                 is_total=bool(r["is_total"]),
                 item=item,
                 period=period,
-                statement=name,
+                statement=named,
                 unit=unit,
                 volume=volume,
                 file_name=file_name,

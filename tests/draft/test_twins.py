@@ -99,6 +99,8 @@ def test_twin_tables_with_clean_numbers_give_well_posed_questions() -> None:
     named = {f.table_id: f.statement for f in mine}
     assert named[target].startswith("Table CM-II-2, ")
     assert named[twin].startswith("Table CM-IV-4, ")
+    # a bare "Total" is named with the title alone, never with the number
+    assert not any("Table " in f.item for f in mine)
     # the question text names the table by number and title
     table = next(t for t in archive.tables if t.table_id == twin)
     question = next(read_number(archive, table, random.Random(1))).question
