@@ -1,8 +1,10 @@
 """Titles settled against their volume (pipeline.tables.title_repairs).
 
-1984-06 p65 (Table CM-IV-4) was read "Table CM—IV—4. — Tota Claims by Country 53": the
+1984-06 p65 (Table CM-IV-4) was read "Table CM—IV—4. — Tota! Claims by Country 53": the
 folio printed at the page's top right corner (printed page 53) glued to the title line,
-and the "l" of "Total" lost. The volume prints the title cleanly on p58 (Table CM-II-2,
+and the "l" of "Total" read as "!" (the OCR words of the title line: "Table", "CM—IV—4.",
+"—", "Tota!" (conf 70), "Claims", "by", "Country", then "53" at x 2217-2269, y 79-113,
+far right of the title at x 790-1465). The volume prints the title cleanly on p58 (Table CM-II-2,
 printed page 46). Questions named the statement "Tota Claims by Country 53", and the
 twin guard of the drafter did not see the two tables as twins."""
 
@@ -44,9 +46,9 @@ def _corner_words() -> pl.DataFrame:
     1984-06: p58 prints 46, p65 prints 53), and a figure low in the body that is none."""
     rows = []
     for page in (58, 59, 60, 61, 65):
-        rows.append(("d1984-06", page, str(page - 12), 1080.0, 40.0, 1110.0, 60.0))
+        rows.append(("d1984-06", page, str(page - 12), 2217.0, 79.0, 2269.0, 113.0))
         rows.append(("d1984-06", page, "7", 500.0, 900.0, 510.0, 920.0))
-        rows.append(("d1984-06", page, "Country", 100.0, 1500.0, 200.0, 1520.0))
+        rows.append(("d1984-06", page, "Country", 100.0, 3000.0, 200.0, 3020.0))
     return pl.DataFrame(
         rows, schema=["doc_id", "page_no", "text", "x0", "y0", "x1", "y1"], orient="row"
     ).with_columns(pl.col("page_no").cast(pl.Int32))
@@ -78,6 +80,7 @@ def test_a_folio_glued_after_the_title_is_dropped() -> None:
 def test_a_title_word_ocr_garbled_takes_the_volumes_clean_reading() -> None:
     clean = ["Total Claims by Country", "Total Liabilities by Country"]
     assert confirmed_reading("Tota Claims by Country", clean, LEXICON) == "Total Claims by Country"
+    assert confirmed_reading("Tota! Claims by Country", clean, LEXICON) == "Total Claims by Country"
     # a confirmed title is never "corrected", nor towards a title the lexicon does not
     # confirm, nor where a word the lexicon knows differs
     assert confirmed_reading("Total Claims by Country", clean, LEXICON) is None
@@ -93,7 +96,7 @@ def test_settle_titles_fixes_the_1984_06_twins() -> None:
     tables = [
         _table(58, "Table CM—II—2. — Total Claims by Country", "Total Claims by Country",
                "Table CM-II-2"),
-        _table(65, "Table CM—IV—4. — Tota Claims by Country 53", "Tota Claims by Country 53",
+        _table(65, "Table CM—IV—4. — Tota! Claims by Country 53", "Tota! Claims by Country 53",
                "Table CM-IV-4"),
     ]  # fmt: skip
     out = settle_titles(tables, {"d1984-06": 12}, LEXICON)
@@ -102,7 +105,7 @@ def test_settle_titles_fixes_the_1984_06_twins() -> None:
     assert p65["table_number"] == "Table CM-IV-4"
     assert p65["title"] == "Table CM—IV—4. — Total Claims by Country"
     # the title as read is kept, as a row label's is
-    assert p65["title_read"] == "Table CM—IV—4. — Tota Claims by Country 53"
+    assert p65["title_read"] == "Table CM—IV—4. — Tota! Claims by Country 53"
     p58 = next(t for t in out if t["page_no"] == 58)
     assert p58["title"] == p58["title_read"] == "Table CM—II—2. — Total Claims by Country"
 
