@@ -45,13 +45,24 @@ def statements_in_volume(tables: pl.DataFrame) -> dict[tuple[str, str], list[tup
 
 
 def twinned_names(printed: dict[tuple[str, str], list[tuple[int, str]]]) -> set[str]:
-    """Statement names some volume prints over two tables or more: pages apart, and not
-    under one table code (a table continued over three pages is one table)."""
+    """Statement names some volume prints over two tables or more (see :func:`_twins`)."""
     return {
         name
         for (_, name), entries in printed.items()
-        if any(abs(p - q) > 1 and not (c and c == d) for p, c in entries for q, d in entries)
+        if any(_twins(p, c, q, d) for p, c in entries for q, d in entries)
     }
+
+
+def _twins(page: int, code: str, other: int, other_code: str) -> bool:
+    """Two printings under one title are two tables: pages apart and not under one code
+    (a table continued over three pages is one table), or on facing pages under two
+    clean codes (2022-09 FCP-I-1 and FCP-II-1, "Weekly Report of Major Market
+    Participants" for two currencies, are no table and its continuation)."""
+    if page == other:
+        return False
+    if abs(page - other) > 1:
+        return not (code and code == other_code)
+    return bool(code and other_code and code != other_code)
 
 
 def named_statement(
@@ -61,7 +72,8 @@ def named_statement(
     pages of its twins that still make the name ambiguous.
 
     ``printed``: (page, code) of every table of the volume under ``name``; a table on
-    the next or previous page is this one continued, not a twin. ``twinned``: some
+    the next or previous page is this one continued, not a twin, unless both carry
+    clean codes that differ. ``twinned``: some
     volume of the archive prints ``name`` over several tables. Such a table is named
     "Table <code>, <name>" wherever its code is read cleanly, in every volume, so one
     table's printings stay one series across volumes (a later volume's revision reaches
@@ -71,7 +83,7 @@ def named_statement(
     """
     mine = table_code(number)
     named = f"Table {mine}, {name}" if twinned and mine else name
-    twins = {(p, c) for p, c in printed if abs(p - page) > 1}
+    twins = {(p, c) for p, c in printed if _twins(page, mine, p, c) or abs(p - page) > 1}
     if not twins or (mine and all(c and c != mine for _, c in twins)):
         return named, set()
     return named, {p for p, _ in twins}

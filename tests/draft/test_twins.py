@@ -49,6 +49,21 @@ def test_twins_with_distinct_clean_codes_are_named_by_number() -> None:
     assert named_statement(name, "Table 2", 58, [(58, "2"), (59, "")], False) == (name, set())
 
 
+def test_facing_pages_under_two_clean_codes_are_twins() -> None:
+    """2022-09 prints "Weekly Report of Major Market Participants" as FCP-I-1 (p60),
+    FCP-II-1 (p62) ... and a volume may set two of them on facing pages: two tables, not
+    one continued; a page without a code on the next page is its continuation."""
+    name = "Weekly Report of Major Market Participants"
+    facing = {("d", name): [(100, "FCP-I-1"), (101, "FCP-II-1")]}
+    assert twinned_names(facing) == {name}
+    assert named_statement(name, "TABLE FCP-I-1", 100, facing[("d", name)], True) == (
+        f"Table FCP-I-1, {name}",
+        set(),
+    )
+    continued = {("d", name): [(100, "FCP-I-1"), (101, "")]}
+    assert twinned_names(continued) == set()
+
+
 def test_a_table_continued_over_three_pages_is_not_twinned() -> None:
     printed = {
         ("d", "A"): [(10, "3"), (11, "3"), (12, "3")],
