@@ -24,6 +24,7 @@ import polars as pl
 
 from pipeline.draft.formulas import decimal_places
 from pipeline.draft.spanner_years import misdated_columns
+from pipeline.draft.twins import named_statement, statements_in_volume, twinned_names
 from pipeline.tables.labels import label_problems
 from pipeline.tables.periods import Period, month_end
 from pipeline.tables.titles import statement_name
@@ -312,16 +313,6 @@ def _ambiguity(
     return ""
 
 
-def _statements_in_volume(tables: pl.DataFrame) -> dict[tuple[str, str], set[int]]:
-    """(doc_id, statement) -> pages that print a table under that statement name."""
-    out: dict[tuple[str, str], set[int]] = defaultdict(set)
-    for t in tables.iter_rows(named=True):
-        name = t.get("statement") or statement_name(t["title"] or "")
-        if name:
-            out[(t["doc_id"], name)].add(int(t["page_no"]))
-    return out
-
-
 def build_archive(
     anchored_cells: pl.DataFrame,
     tables: pl.DataFrame,
@@ -340,7 +331,8 @@ def build_archive(
         for r in documents.iter_rows(named=True)
     }
     meta = {r["table_id"]: r for r in tables.iter_rows(named=True)}
-    statements_in_volume = _statements_in_volume(tables)
+    printed_under = statements_in_volume(tables)
+    twinned = twinned_names(printed_under)
     semantic_cols = [
         "row_parent",
         "period_kind",
@@ -389,8 +381,16 @@ def build_archive(
         axis = axes.pop()
         volume, file_name = docs.get(t["doc_id"], (t["doc_id"], ""))
         name = t.get("statement") or statement_name(t["title"] or "")
+        # a title the volume prints over other tables too is named with the table's number
+        named, twins = named_statement(
+            name,
+            t.get("table_number") or "",
+            int(t["page_no"]),
+            printed_under.get((t["doc_id"], name), []),
+            name in twinned,
+        )
         unit = t.get("unit") or UNKNOWN_UNIT
-        table = StatementTable(table_id, name, axis, [], [], unit=unit)
+        table = StatementTable(table_id, named, axis, [], [], unit=unit)
         table.scanned = t.get("word_source") == "ocr"
         every = by_table.get(table_id, group).to_dicts()
         parents: dict[str, set[str]] = defaultdict(set)
@@ -402,7 +402,6 @@ def build_archive(
         # reader gave it, which OCR and tight heads often get wrong
         leaves = Counter(_leaf(c) for c in (t.get("col_labels") or []))
         shaky = {leaf for leaf, n in leaves.items() if n > 1 and leaf}
-        twins = statements_in_volume.get((t["doc_id"], name), set())
         garbled_head = _garbled_head(t, every)
         misdated = misdated_columns(every) if axis == "col" else {}
         columns_of: dict[tuple, set[int]] = defaultdict(set)
@@ -428,7 +427,7 @@ def build_archive(
             period = period_of(r)
             item, _ = _item(r, axis, repeated)
             if period is not None and item:
-                printed[series_key(name, item, unit)][period.key] = period
+                printed[series_key(named, item, unit)][period.key] = period
         ambiguous: set[str] = set()
         for r in rows:
             period = period_of(r)
@@ -452,7 +451,7 @@ def build_archive(
                 is_total=bool(r["is_total"]),
                 item=item,
                 period=period,
-                statement=name,
+                statement=named,
                 unit=unit,
                 volume=volume,
                 file_name=file_name,

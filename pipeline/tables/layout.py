@@ -44,6 +44,7 @@ from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_panels import lost_stub_head, panel_stub_head
 from pipeline.tables.stub_periods import extend_year_runs, repair_year_run
+from pipeline.tables.title_repairs import printed_page_offsets, settle_titles
 from pipeline.tables.titles import split_title
 from pipeline.tables.units import (
     Unit,
@@ -113,6 +114,8 @@ def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame
             t["word_source"] = "ocr" if ocr else "text_layer"
         table_rows += tables
         cell_rows += cells
+    # a folio glued to a title is dropped; a title misread takes the volume's clean reading
+    table_rows = settle_titles(table_rows, printed_page_offsets(words, pages), lexicon)
     # a "(Continued)" page takes the statement and unit of the table it continues
     table_rows = join_continued(table_rows)
     tables_df = pl.DataFrame(table_rows, schema=TABLES_SCHEMA, orient="row")
@@ -433,6 +436,7 @@ def read_table(
         second_panel = False
     if stub_head_above and lost_stub_head(stub_head):
         stub_head = stub_head_above  # a lower panel whose stub head OCR lost
+    title_read = title
     if lexicon is not None:  # "Fiecal yoer or manth" names fiscal years once corrected
         stub_head = lexicon.correct(stub_head)[0]
         title = lexicon.correct(title)[0]
@@ -508,6 +512,7 @@ def read_table(
         "x1": max(b.x1 for b in boxes),
         "y1": max(b.y1 for b in boxes),
         "quality": quality,
+        "title_read": title_read,
     }
     return table, cells
 

@@ -30,6 +30,8 @@ TABLES_SCHEMA = {
     "y1": pl.Float64,
     "quality": pl.String,  # the page's quality tag
     "word_source": pl.String,  # ocr | text_layer: where the page's words came from
+    # the title as read, before lexicon corrections of OCR slips and a glued folio dropped
+    "title_read": pl.String,
 }
 
 TABLE_CELLS_SCHEMA = {

@@ -570,6 +570,25 @@ def test_statement_and_table_unit_are_checked_when_known():
     assert any("the table prints" in p for p in _check(case, unit="thousands of dollars"))
 
 
+def test_a_table_named_by_number_and_statement_is_the_table_of_that_number():
+    """1984-06 prints "Total Claims by Country" as Table CM-II-2 (p58) and Table CM-IV-4
+    (p65): the drafter names such a table "Table CM-IV-4, Total Claims by Country"
+    (pipeline.draft.twins); the statement check takes the number with the name."""
+    case = CASES["difference"]
+    numbered = replace(
+        case,
+        question=case.question.replace(
+            "Budget receipts by source", "Table CM-IV-4, Budget receipts by source"
+        ),
+    )
+    known = {"statement": STATEMENT, "unit": MONEY, "row_parent": "", "dimension": ""}
+    assert _check(numbered, table_number="Table CM-IV-4", **known) == []
+    # the twin of another number, or a number OCR garbled, is not the table named
+    for number in ("TABLE CM-II-2", "Table CM-ltiI-4", ""):
+        problems = _check(numbered, table_number=number, **known)
+        assert any("names table" in p for p in problems), (number, problems)
+
+
 def test_item_names_follow_the_labels():
     path = SourceCell(
         row_label="1945", col_label="Social security / Total", period_axis="row", row_parent=""
@@ -658,7 +677,12 @@ ITEM_SETS = [
         "Total (social security)",
     ),
 ]
-STATEMENTS = ["Budget receipts by source", "Interest on the Public Debt"]
+STATEMENTS = [
+    "Budget receipts by source",
+    "Interest on the Public Debt",
+    # a title printed over two tables of a volume, named by number (1984-06 CM-IV-4)
+    "Table CM-IV-4, Total Claims by Country",
+]
 
 
 def _drafter_wordings():
@@ -673,7 +697,8 @@ def _drafter_wordings():
                 item, item2, items, total = ITEM_SETS[n % len(ITEM_SETS)]
                 statement = STATEMENTS[n % len(STATEMENTS)]
                 if total == "Total":
-                    total = f"Total {statement[0].lower()}{statement[1:]}"
+                    name = statement.split(", ", 1)[-1]  # a bare total names the title alone
+                    total = f"Total {name[0].lower()}{name[1:]}"
                 places = n % 3
                 rng = random.Random(n)
                 slots = {

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from pipeline.draft.twins import table_code
 from pipeline.validate.reading.questions import (
     CHANGE_OPERATIONS,
     PERCENT_OPERATIONS,
@@ -47,6 +48,7 @@ class SourceCell:
     row_parent: str | None = None
     dimension: str | None = None
     statement: str | None = None
+    table_number: str = ""  # "Table CM-IV-4" as the table stage read it; "" if none
     unit: str | None = None
     # (row_idx, col_idx) of every cell of its table this cell is the total of, through
     # subtotals (the table's identities); None when unknown
@@ -63,6 +65,16 @@ class SourceCell:
             **{k: source[k] for k in names if source.get(k) is not None},
             **known,  # type: ignore[arg-type]
         )
+
+
+def _table_names(cell: SourceCell) -> set[str]:
+    """How a question may name the cell's table: by its statement, or (a volume printing
+    its title over several tables, see pipeline.draft.twins) by number and statement."""
+    names = {norm(cell.statement)}
+    code = table_code(cell.table_number)
+    if code:
+        names.add(norm(f"Table {code}, {cell.statement}"))
+    return names
 
 
 def norm(text: str | None) -> str:
@@ -269,7 +281,7 @@ def check_reading(
     found += best or []
     named = norm(reading.statement)
     for cell in cells:
-        if cell.statement is not None and norm(cell.statement) != named:
+        if cell.statement is not None and named not in _table_names(cell):
             found.append(
                 f"the question names table {reading.statement!r}, {_describe(cell)} "
                 f"is in {cell.statement!r}"

@@ -57,8 +57,9 @@ class ReadingContext:
         warehouse = Warehouse.at(warehouse_dir)
         tables = warehouse.scan("tables")
         if tables is not None:
+            numbered = ["table_number"] if "table_number" in tables.collect_schema() else []
             tables = (
-                tables.select("table_id", *_TABLE_KEY, "statement", "unit")
+                tables.select("table_id", *_TABLE_KEY, "statement", "unit", *numbered)
                 .collect()
                 .join(wanted.select(_TABLE_KEY).unique(), on=_TABLE_KEY)
             )
@@ -121,6 +122,7 @@ class ReadingContext:
             table = self.tables.get(table_key)
             if table is not None:
                 known.update(statement=table["statement"] or "", unit=table["unit"] or "")
+                known["table_number"] = table.get("table_number") or ""
                 if self.totals:
                     known["adds_up"] = self.adds_up(table_key, (s["row_idx"], s["col_idx"]))
             cell = self.cells.get(tuple(s.get(k) for k in _CELL_KEY))
