@@ -204,9 +204,17 @@ def _chronological(
     months = [_months(carried[i], p) for i, p in enumerate(periods)]
     years = [_annual_year(labels[i], p) for i, p in enumerate(periods)]
     sections = _sections(kinds, len(periods))
+    again: set[int] = set()  # the second row of a year printed again (a restated series)
     for rows in sections:
         for i in _off_run_duplicates(years[rows.start : rows.stop]):
             out[rows.start + i], years[rows.start + i] = NOT_A_PERIOD, None
+        part = years[rows.start : rows.stop]
+        annual = [i for i, y in enumerate(part) if y is not None]
+        again |= {
+            rows.start + b
+            for a, b in zip(annual, annual[1:], strict=False)
+            if part[a] == part[b] and _restated(part, annual, [a, b])
+        }
     for i in _strays(years, 10):  # a stray is judged by all the table's years
         out[i] = NOT_A_PERIOD
     for (series, limit), rows in product(((months, 13), (years, 10)), sections):
@@ -214,7 +222,7 @@ def _chronological(
         last = None
         for i in rows:
             v = series[i]
-            if out[i] is NOT_A_PERIOD:
+            if out[i] is NOT_A_PERIOD or (series is years and i in again):
                 continue
             if v is None:
                 if series is months and (labels[i] or "").strip() and not debris_label(labels[i]):
@@ -372,13 +380,29 @@ def _off_run_duplicates(years: list[int | None]) -> list[int]:
     for i, y in enumerate(years):
         if y is not None:
             where.setdefault(y, []).append(i)
+    annual = [i for i, y in enumerate(years) if y is not None]
     out = []
     for rows in where.values():
         if len(rows) < 2:
             continue
+        if len(rows) == 2 and _restated(years, annual, rows):
+            continue
         fit = [i for i in rows if best is not None and years[i] - i == best]
         out += [i for i in rows if len(fit) != 1 or i not in fit]
     return out
+
+
+def _restated(years: list[int | None], annual: list[int], rows: list[int]) -> bool:
+    """Two annual rows printing one year one right under the other, the year before
+    above them and the year after below: a series printed again from a new basis (1967-08
+    p97 Banking Liabilities: "1960", "1961", "1961 6/", "1962", the note: "Differs from
+    1961 and of year data on the preceding line by inclusion of ..."). A misread copy
+    breaks the run ("1960", "1961", "1961" for "1962", "1963")."""
+    k = annual.index(rows[0])
+    if k + 1 >= len(annual) or annual[k + 1] != rows[1] or k == 0 or k + 2 >= len(annual):
+        return False
+    y = years[rows[0]]
+    return y is not None and years[annual[k - 1]] == y - 1 and years[annual[k + 2]] == y + 1
 
 
 # a stub heading that says which years the rows under it are ("Fiscal years:",

@@ -43,7 +43,7 @@ from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_panels import lost_stub_head, panel_stub_head
-from pipeline.tables.stub_periods import extend_year_runs, repair_year_run
+from pipeline.tables.stub_periods import extend_year_runs, repair_year_runs_by_section
 from pipeline.tables.titles import split_title
 from pipeline.tables.units import (
     Unit,
@@ -447,7 +447,7 @@ def read_table(
     labels, read_labels, parents, placed_rows = read_stub(block, columns, height, pitch, lexicon)
     labels, _ = repair_period_stub(labels)
     labels = repair_day_rows(labels)
-    labels = extend_year_runs(repair_year_run(footnoted_month_rows(labels)))
+    labels = extend_year_runs(repair_year_runs_by_section(footnoted_month_rows(labels), parents))
     # (words of four letters or more: a stub head's three-letter OCR debris does not
     # make the kind of its years doubtful; nor does a one-letter slip of a period word the
     # period reader reads anyway, "caleadar year or month", 1940-05 p73)

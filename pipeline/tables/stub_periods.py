@@ -296,6 +296,22 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     return out
 
 
+def repair_year_runs_by_section(labels: list[str], parents: list[str]) -> list[str]:
+    """:func:`repair_year_run` over each stub section (rows under one heading) on its
+    own, then over the whole stub. A stub of sections repeats its years ("Fiscal years:"
+    1941-1945, 1946 ... 1953; "Calendar years:" 1941-1945, 1946 ... 1952, 1953-09 p29):
+    the two runs tie over the whole stub and neither is taken, so the garbled "1g9h9"
+    between "1948" and "1950" of the first stayed unread."""
+    out = list(labels)
+    start = 0
+    for i in range(1, len(labels) + 1):
+        if i == len(labels) or parents[i] != parents[start]:
+            if start > 0 or i < len(labels):
+                out[start:i] = repair_year_run(out[start:i])
+            start = i
+    return repair_year_run(out)
+
+
 # a row that prints a month and a day of it, nothing else ("Feb. 7", "February 14")
 _MONTH_DAY_ROW = re.compile(r"^\W*([A-Za-z]{3,9})\.?\s+(\d{1,2})\W*$")
 # context words that make a day the end of a flow (a week's, a span's), not a position
