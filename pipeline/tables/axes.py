@@ -29,9 +29,11 @@ from pipeline.tables.periods import (
     running_totals,
 )
 from pipeline.tables.stub_periods import (
+    balance_days,
     carry_years,
     debris_label,
     one_digit_off,
+    restated_year,
     since_to_date,
     spelled_month_rows,
     title_month_days,
@@ -213,7 +215,7 @@ def _chronological(
         again |= {
             rows.start + b
             for a, b in zip(annual, annual[1:], strict=False)
-            if part[a] == part[b] and _restated(part, annual, [a, b])
+            if part[a] == part[b] and restated_year(part, annual, [a, b])
         }
     for i in _strays(years, 10):  # a stray is judged by all the table's years
         out[i] = NOT_A_PERIOD
@@ -385,24 +387,11 @@ def _off_run_duplicates(years: list[int | None]) -> list[int]:
     for rows in where.values():
         if len(rows) < 2:
             continue
-        if len(rows) == 2 and _restated(years, annual, rows):
+        if len(rows) == 2 and restated_year(years, annual, rows):
             continue
         fit = [i for i in rows if best is not None and years[i] - i == best]
         out += [i for i in rows if len(fit) != 1 or i not in fit]
     return out
-
-
-def _restated(years: list[int | None], annual: list[int], rows: list[int]) -> bool:
-    """Two annual rows printing one year one right under the other, the year before
-    above them and the year after below: a series printed again from a new basis (1967-08
-    p97 Banking Liabilities: "1960", "1961", "1961 6/", "1962", the note: "Differs from
-    1961 and of year data on the preceding line by inclusion of ..."). A misread copy
-    breaks the run ("1960", "1961", "1961" for "1962", "1963")."""
-    k = annual.index(rows[0])
-    if k + 1 >= len(annual) or annual[k + 1] != rows[1] or k == 0 or k + 2 >= len(annual):
-        return False
-    y = years[rows[0]]
-    return y is not None and years[annual[k - 1]] == y - 1 and years[annual[k + 2]] == y + 1
 
 
 # a stub heading that says which years the rows under it are ("Fiscal years:",
@@ -587,6 +576,9 @@ def axis_periods(
         return "row", rows, title_period
     if title_period is not None and not _dated(col_labels + row_labels):
         return "title", [], title_period
+    balances = balance_days(row_labels, rows)
+    if any(balances):
+        return "row", balances, title_period
     return "", [], None
 
 
