@@ -259,3 +259,18 @@ def test_a_year_printed_again_for_a_restated_series_keeps_its_period() -> None:
         "(Position at end of period in millions of dollars)", False,
     )  # fmt: skip
     assert periods[(4, 0)].period.kind == "not_a_period"
+
+
+def test_an_estimate_mark_ocr_garbled_is_read_as_estimated() -> None:
+    """1948-05 p18 (Receipts and Expenditures by Major Classifications), the upper
+    table's stub: "1949 (Zetiaated)" for "1949 (Estimated)" was no period; it is the
+    fiscal 1949 estimate. A word in the parenthesis far from "Estimated" is left alone."""
+    from pipeline.tables.labels import repair_period_stub
+
+    labels = ["1946", "1947", "1949 (Zetiaated)", "1949 (Eetizated)", "1949 (Revised)"]
+    out, _ = repair_period_stub(labels)
+    assert out == ["1946", "1947", "1949 (Estimated)", "1949 (Estimated)", "1949 (Revised)"]
+    title = "Receipts and Expenditures by Major Classifications"
+    got = cell_periods(["Total trust accounts, etc., net"], out[:3], title, "Fiscal year or month")
+    assert got[(2, 0)].period.kind == "estimate"
+    assert str(got[(2, 0)].period.end) == "1949-06-30"
