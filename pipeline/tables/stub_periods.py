@@ -280,6 +280,9 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     for i in spelled + [i for i, y in ruled.items() if y == best + i]:
         out[i] = str(best + i)
     first, last = min(fit + spelled), max(fit + spelled)
+    for j in (first - 1, last + 1):
+        if 0 <= j < len(labels) and _lost_digit(labels[j], best + j):
+            out[j] = str(best + j)
     for j in range(first + 1, last):
         if j in years:
             bare = re.fullmatch(r"[\s.,:;'`]*\d{4}[\s.,:;'`]*", labels[j])
@@ -294,6 +297,17 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
             continue
         out[j] = str(best + j)
     return out
+
+
+def _lost_digit(label: str | None, year: int) -> bool:
+    """A stub of three digits that is ``year`` with one digit lost ("196" for the "1946"
+    heading a run 1947, 1948, ..., 1953-09 p15 Table 2): right before the run's first
+    year or after its last, no other year can be meant."""
+    core = re.sub(r"[\s.,:;'`]", "", label or "")
+    if not re.fullmatch(r"\d{3}", core):
+        return False
+    digits = str(year)
+    return any(digits[:k] + digits[k + 1 :] == core for k in range(4))
 
 
 def repair_year_runs_by_section(labels: list[str], parents: list[str]) -> list[str]:

@@ -274,3 +274,16 @@ def test_an_estimate_mark_ocr_garbled_is_read_as_estimated() -> None:
     got = cell_periods(["Total trust accounts, etc., net"], out[:3], title, "Fiscal year or month")
     assert got[(2, 0)].period.kind == "estimate"
     assert str(got[(2, 0)].period.end) == "1949-06-30"
+
+
+def test_a_year_stub_that_lost_a_digit_next_to_its_run_is_that_year() -> None:
+    """1953-09 p15 Table 2 (Derivation of Cash Budget Receipts): the first row "1946"
+    read "196", over 1947 ... 1953; three digits that are the year the run puts there with
+    one digit lost. Three digits that are not ("195" before 1947), or a row away from the
+    run, stay as read."""
+    from pipeline.tables.stub_periods import repair_year_run
+
+    run = ["1947.", "1948", "1949", "1950", "1951", "1952", "1953"]
+    assert repair_year_run(["196", *run])[0] == "1946"
+    assert repair_year_run(["195", *run])[0] == "195"
+    assert repair_year_run(["196", "Total", *run])[0] == "196"
