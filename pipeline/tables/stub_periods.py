@@ -286,7 +286,11 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     for j in range(first + 1, last):
         if j in years:
             bare = re.fullmatch(r"[\s.,:;'`]*\d{4}[\s.,:;'`]*", labels[j])
-            if bare and years[j] != best + j and one_digit_off(years[j], best + j):
+            # (a year two digits off, "1993" between "1934" and "1936" of a 1940 table,
+            # 1940-05 p73, when both rows beside it fit the run: nothing else can stand
+            # there)
+            both = j - 1 in fit and j + 1 in fit
+            if bare and years[j] != best + j and (one_digit_off(years[j], best + j) or both):
                 out[j] = str(best + j)
             continue
         if j in spelled:
@@ -302,12 +306,14 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
 def _lost_digit(label: str | None, year: int) -> bool:
     """A stub of three digits that is ``year`` with one digit lost ("196" for the "1946"
     heading a run 1947, 1948, ..., 1953-09 p15 Table 2): right before the run's first
-    year or after its last, no other year can be meant."""
+    year or after its last, a digit other than the last lost."""
     core = re.sub(r"[\s.,:;'`]", "", label or "")
     if not re.fullmatch(r"\d{3}", core):
         return False
     digits = str(year)
-    return any(digits[:k] + digits[k + 1 :] == core for k in range(4))
+    # (not its last digit: "193" is every year of the 1930s, and a stub may open on a
+    # year off the run, "1930" over 1935, 1936, ...)
+    return any(digits[:k] + digits[k + 1 :] == core for k in range(3))
 
 
 def repair_year_runs_by_section(labels: list[str], parents: list[str]) -> list[str]:
@@ -323,7 +329,9 @@ def repair_year_runs_by_section(labels: list[str], parents: list[str]) -> list[s
             if start > 0 or i < len(labels):
                 out[start:i] = repair_year_run(out[start:i])
             start = i
-    return repair_year_run(out)
+    # twice: a year two digits off stands between two run years only once the garbled
+    # stub beside it is restored ("1934", "1993", "193", "1937", 1940-05 p73)
+    return repair_year_run(repair_year_run(out))
 
 
 # a row that prints a month and a day of it, nothing else ("Feb. 7", "February 14")

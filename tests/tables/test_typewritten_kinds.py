@@ -287,3 +287,22 @@ def test_a_year_stub_that_lost_a_digit_next_to_its_run_is_that_year() -> None:
     assert repair_year_run(["196", *run])[0] == "1946"
     assert repair_year_run(["195", *run])[0] == "195"
     assert repair_year_run(["196", "Total", *run])[0] == "196"
+
+
+def test_a_year_two_digits_off_between_two_run_years_is_the_year_between() -> None:
+    """1940-05 p73 (Components of Silver Monetary Stock, end of calendar year): "1934",
+    "1993", "1936", ..., "1939"; "1993" is two digits off 1935 but stands between two
+    years of the run. With only one neighbour on the run it stays as read."""
+    from pipeline.tables.stub_periods import repair_year_run
+
+    run = ["1934", "1993", "1936", "1937", "1938", "1939"]
+    assert repair_year_run(run)[1] == "1935"
+    assert repair_year_run(["1934", "1993", "", "1937", "1938", "1939"])[1] == "1993"
+
+
+def test_a_year_stub_that_lost_its_last_digit_is_left_as_read() -> None:
+    """ "193" before 1935, 1936, ... could be any year of the 1930s (a stub may open on a
+    year off the run, "1930"): 1940-05 p20 and 1941-01 p65 print such a "193"."""
+    from pipeline.tables.stub_periods import repair_year_run
+
+    assert repair_year_run(["193", "1935", "1936", "1937", "1938"])[0] == "193"
