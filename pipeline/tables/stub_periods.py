@@ -283,6 +283,8 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     for j in (first - 1, last + 1):
         if 0 <= j < len(labels) and _lost_digit(labels[j], best + j):
             out[j] = str(best + j)
+    if first > 0 and (span := _spelled_span(labels[first - 1], best + first - 1)):
+        out[first - 1] = span  # the years before the run's first, together
     for j in range(first + 1, last):
         if j in years:
             bare = re.fullmatch(r"[\s.,:;'`]*\d{4}[\s.,:;'`]*", labels[j])
@@ -314,6 +316,28 @@ def _lost_digit(label: str | None, year: int) -> bool:
     # (not its last digit: "193" is every year of the 1930s, and a stub may open on a
     # year off the run, "1930" over 1935, 1936, ...)
     return any(digits[:k] + digits[k + 1 :] == core for k in range(3))
+
+
+_SPAN_STUB = re.compile(r"^\W*(\w{4})\s*[-\u2013\u2014]\s*(\w{4})\W*$")
+
+
+def _spelled_span(label: str | None, end: int) -> str | None:
+    """ "<first>-<end>" for a span stub ending on ``end`` that OCR garbled: both ends
+    spelled with digit look-alikes ("19h1-19b5" for "1941-1945", 1953-09 p29 Calendar
+    years; the "b" of the 4 is no look-alike of one digit), one unknown letter at most
+    in the end and none in the start, which opens an earlier year of the same decade
+    or two; None when the stub is no such span."""
+    m = _SPAN_STUB.match(label or "")
+    if not m or (m.group(1) + m.group(2)).isdigit():
+        return None
+    unknown = sum(
+        not (c == d or c.translate(_DIGIT_LOOKALIKE) == d)
+        for c, d in zip(m.group(2), str(end), strict=True)
+    )
+    start = m.group(1).translate(_DIGIT_LOOKALIKE)
+    if unknown > 1 or not start.isdigit() or not 0 < end - int(start) <= 20:
+        return None
+    return f"{start}-{end}"
 
 
 def repair_year_runs_by_section(labels: list[str], parents: list[str]) -> list[str]:

@@ -233,8 +233,8 @@ def test_a_year_run_is_repaired_within_its_stub_section() -> None:
     parents = [""] * len(fiscal) + ["Calendar years"] * len(calendar)
     out = repair_year_runs_by_section(labels, parents)
     assert out[4] == "1949"
-    assert out[9] == "19h1-19b5"  # a span is not a year of the run
-    assert out[:4] + out[5:] == labels[:4] + labels[5:]
+    assert out[9] == "1941-1945"  # the span before the run, spelled with look-alikes
+    assert out[:4] + out[5:9] + out[10:] == labels[:4] + labels[5:9] + labels[10:]
 
 
 def test_a_year_printed_again_for_a_restated_series_keeps_its_period() -> None:
@@ -306,3 +306,15 @@ def test_a_year_stub_that_lost_its_last_digit_is_left_as_read() -> None:
     from pipeline.tables.stub_periods import repair_year_run
 
     assert repair_year_run(["193", "1935", "1936", "1937", "1938"])[0] == "193"
+
+
+def test_a_span_stub_spelled_with_look_alikes_before_a_run_is_read() -> None:
+    """1953-09 p29, "Calendar years:" then "19h1-19b5" over 1946 ... 1952: the span ends
+    on the year before the run's first (1945, its 4 read "b") and opens on 1941 ("h" for
+    4). A span that does not end on that year stays as read."""
+    from pipeline.tables.stub_periods import repair_year_run
+
+    run = ["1946", "1947", "1948", "1949", "1950"]
+    assert repair_year_run(["19h1-19b5", *run])[0] == "1941-1945"
+    assert repair_year_run(["19h1-19b3", *run])[0] == "19h1-19b3"
+    assert repair_year_run(["1941-1945", *run])[0] == "1941-1945"
