@@ -29,9 +29,11 @@ from pipeline.tables.periods import (
     running_totals,
 )
 from pipeline.tables.stub_periods import (
+    balance_days,
     carry_years,
     debris_label,
     one_digit_off,
+    restated_year,
     since_to_date,
     spelled_month_rows,
     title_month_days,
@@ -204,9 +206,17 @@ def _chronological(
     months = [_months(carried[i], p) for i, p in enumerate(periods)]
     years = [_annual_year(labels[i], p) for i, p in enumerate(periods)]
     sections = _sections(kinds, len(periods))
+    again: set[int] = set()  # the second row of a year printed again (a restated series)
     for rows in sections:
         for i in _off_run_duplicates(years[rows.start : rows.stop]):
             out[rows.start + i], years[rows.start + i] = NOT_A_PERIOD, None
+        part = years[rows.start : rows.stop]
+        annual = [i for i, y in enumerate(part) if y is not None]
+        again |= {
+            rows.start + b
+            for a, b in zip(annual, annual[1:], strict=False)
+            if part[a] == part[b] and restated_year(part, annual, [a, b])
+        }
     for i in _strays(years, 10):  # a stray is judged by all the table's years
         out[i] = NOT_A_PERIOD
     for (series, limit), rows in product(((months, 13), (years, 10)), sections):
@@ -214,7 +224,7 @@ def _chronological(
         last = None
         for i in rows:
             v = series[i]
-            if out[i] is NOT_A_PERIOD:
+            if out[i] is NOT_A_PERIOD or (series is years and i in again):
                 continue
             if v is None:
                 if series is months and (labels[i] or "").strip() and not debris_label(labels[i]):
@@ -372,9 +382,12 @@ def _off_run_duplicates(years: list[int | None]) -> list[int]:
     for i, y in enumerate(years):
         if y is not None:
             where.setdefault(y, []).append(i)
+    annual = [i for i, y in enumerate(years) if y is not None]
     out = []
     for rows in where.values():
         if len(rows) < 2:
+            continue
+        if len(rows) == 2 and restated_year(years, annual, rows):
             continue
         fit = [i for i in rows if best is not None and years[i] - i == best]
         out += [i for i in rows if len(fit) != 1 or i not in fit]
@@ -563,6 +576,9 @@ def axis_periods(
         return "row", rows, title_period
     if title_period is not None and not _dated(col_labels + row_labels):
         return "title", [], title_period
+    balances = balance_days(row_labels, rows)
+    if any(balances):
+        return "row", balances, title_period
     return "", [], None
 
 

@@ -35,13 +35,13 @@ def _kind_by_width(rows: list[dict], height: float) -> dict[int, str]:
             kind = _garbled_kind_word(text)
         if kind:
             readable.append((kind, r["x1"] - r["x0"]))
-    if not readable:
-        return {}
     years = [
         r for r in rows
         if r["conf"] >= MIN_WORD_CONF and _YEAR_WORD.match((r["text"] or "").strip(" ,.:"))
     ]  # fmt: skip
     ors = [r for r in rows if r["conf"] >= MIN_WORD_CONF and (r["text"] or "").strip() == "or"]
+    if not readable:  # no twin on the page: only the typewriter's pitch can read one
+        return _kind_by_pitch(rows, height, years, ors)
     out: dict[int, str] = {}
     for r in rows:
         text = (r["text"] or "").strip(" ,.:")
@@ -71,6 +71,8 @@ def _kind_by_width(rows: list[dict], height: float) -> dict[int, str]:
         if len(fits) == 1 and near == fits:
             out[r["word_no"]] = fits.pop()
     out.update(_kind_phrase_by_width(rows, height, years))
+    for k, v in _kind_by_pitch(rows, height, years, ors).items():
+        out.setdefault(k, v)
     return out
 
 
@@ -134,6 +136,100 @@ def _kind_phrase_by_width(rows: list[dict], height: float, years: list[dict]) ->
         near = {k for k, w, _ in phrases if abs(width - w) <= 0.2 * w}
         if len(fits) == 1 and near == fits:
             out[r["word_no"]] = fits.pop() + " year"
+    return out
+
+
+_PITCH_CONF = 80.0  # words read this surely measure the type's pitch
+_PITCH_MIN_WORDS = 12  # ... at least this many of them
+_MONOSPACE_SPREAD = 0.05  # their width per letter varies at most this much (a typewriter)
+_PITCH_FIT = 0.4  # a garbled word spans a phrase's letters within this many pitches
+_PITCH_PHRASES = ("fiscal", "calendar", "fiscal year", "calendar year")
+
+
+def _type_pitch(rows: list[dict]) -> float | None:
+    """The letter pitch of a page typed in one monospaced face (the typewritten
+    bulletins of the 1930s-1960s): the median width per letter of the well-read words of
+    four letters or more at the page's usual text height, when it varies by at most 5%
+    across them (1953-09 p53: 122 words, 11.0 px a letter, spread 1.9%; a proportional
+    face varies by 12-14%, 1948-05 p17, 1984-06 p88). None on a proportional page."""
+    good = [
+        r for r in rows
+        if r["conf"] >= _PITCH_CONF and (r["text"] or "").isalpha() and len(r["text"]) >= 4
+    ]  # fmt: skip
+    if len(good) < _PITCH_MIN_WORDS:
+        return None
+    heights = sorted(r["y1"] - r["y0"] for r in good)
+    h = heights[len(heights) // 2]
+    per = sorted(
+        (r["x1"] - r["x0"]) / len(r["text"]) for r in good if abs(r["y1"] - r["y0"] - h) < 0.3 * h
+    )
+    if len(per) < _PITCH_MIN_WORDS:
+        return None
+    mean = sum(per) / len(per)
+    spread = (sum((p - mean) ** 2 for p in per) / len(per)) ** 0.5 / mean
+    return per[len(per) // 2] if spread <= _MONOSPACE_SPREAD else None
+
+
+def _phrase_by_pitch(width: float, pitch: float, phrases: tuple[str, ...]) -> str | None:
+    """The one phrase of ``phrases`` whose letters (and spaces) span ``width`` at the
+    type's ``pitch``; None when none does or more than one."""
+    fits = [p for p in phrases if abs(width / pitch - len(p)) <= _PITCH_FIT]
+    return fits[0] if len(fits) == 1 else None
+
+
+def _kind_by_pitch(
+    rows: list[dict], height: float, years: list[dict], ors: list[dict]
+) -> dict[int, str]:
+    """Word numbers of stub-head kind words OCR garbled on a typewritten page with no
+    readable twin, read by the letters their width holds at the page's one pitch
+    ("calendar" is eight letters, "fiscal" six: two pitches apart). A word is garbled
+    when its width holds more letters than OCR read. Two layouts only:
+
+    * the last word of a line set right over "year or ..." and left-aligned with it: the
+      kind word of "End of calendar" over "year or month" (1953-09 p53 Table 4: "bao xa",
+      "xa" 89 px at 11.0 px a letter: "calendar");
+    * a line's first word opening on the kind word's first three letters and holding the
+      letters of "<kind> year" or "<kind>" (1953-09 p53 Table 5: "Calorerlroer" at
+      confidence 0, 145 px: "Calendar year", thirteen letters; its "or month" under it
+      read as "-").
+    """
+    pitch = _type_pitch(rows)
+    if pitch is None:
+        return {}
+    out: dict[int, str] = {}
+    for r in rows:
+        text = (r["text"] or "").strip(" ,.:")
+        if not text.isalpha() or _KIND_WORD.match(text) or _garbled_kind_word(text):
+            continue
+        width = r["x1"] - r["x0"]
+        if round(width / pitch) <= len(text):
+            continue  # as many letters read as the width holds: read, not garbled
+        line = sorted((o for o in rows if _same_line(o, r, height)), key=lambda o: o["x0"])
+        after = [o for o in line if o["x0"] > r["x0"]]
+        before = [o for o in line if o["x0"] < r["x0"]]
+        # the phrase the word ends: the words before it set a word space apart
+        first = r
+        for o in reversed(before):
+            if not 0 <= first["x0"] - o["x1"] < 0.9 * height:
+                break
+            first = o
+        over = not (after and after[0]["x0"] - r["x1"] < 2 * height) and any(
+            first is not r
+            and abs(first["x0"] - y["x0"]) < height
+            and 0 <= y["y0"] - r["y1"] < 1.2 * height
+            and any(_same_line(o, y, height) and 0 <= o["x0"] - y["x1"] < 0.9 * height for o in ors)
+            for y in years
+        )
+        if over:
+            kind = _phrase_by_pitch(width, pitch, ("fiscal", "calendar"))
+            if kind:
+                out[r["word_no"]] = kind
+            continue
+        if before:
+            continue
+        phrase = _phrase_by_pitch(width, pitch, _PITCH_PHRASES)
+        if phrase and text.lower()[:3] == phrase[:3]:
+            out[r["word_no"]] = phrase
     return out
 
 

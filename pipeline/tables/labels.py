@@ -312,6 +312,20 @@ _PERIOD_STUB = re.compile(r"^(?P<year>[0-9][0-9A-Za-z]{3})?(?P<sep>\s*[-\u2013\u
 _DIGIT_SLIPS = str.maketrans({"h": "4", "k": "4", "g": "9", "o": "0", "O": "0",
                               "l": "1", "I": "1", "i": "1", "S": "5", "B": "8"})  # fmt: skip
 _ESTIMATE_STUB = re.compile(r"^(\d{4})\s*\((\w{2,10})\s*\.?\s*\)?[.\s]*$")
+
+
+def _garbled_estimated(word: str) -> bool:
+    """The one word of a year row's parenthesis ("1949 (...)") OCR garbled from
+    "Estimated": one edit from it, or nine letters ending as it does within 2.5 slips
+    (1948-05 p18, Receipts and Expenditures by Major Classifications: "(Zetiaated)",
+    "(Eetizated)", "(Betimated)" under the actual years; the table below reads
+    "(Estimated)"). No other word a year row puts in parentheses ("Revised",
+    "Preliminary", "Actual", "Continued") comes near."""
+    return slip_cost(word, "estimated") <= 1 or (
+        len(word) == 9 and word.endswith("ated") and slip_cost(word, "estimated") <= 2.5
+    )
+
+
 _YEAR_TOKEN = re.compile(r"(?<![\w/])[0-9IlighkoOSB]{4}(?![\w/])")
 
 
@@ -467,7 +481,7 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
         if (
             m
             and (word := m.group(2).lower())
-            and (slip_cost(word, "est") <= SLIP_COST or slip_cost(word, "estimated") <= 1)
+            and (slip_cost(word, "est") <= SLIP_COST or _garbled_estimated(word))
         ):
             out[i] = f"{m.group(1)} ({'Est.' if len(word) <= 4 else 'Estimated'})"
     for i, label in enumerate(out):

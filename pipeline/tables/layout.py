@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from pipeline.tables.axes import cell_periods, position_heading, read_stub_head
 from pipeline.tables.columns import find_columns
@@ -43,7 +44,7 @@ from pipeline.tables.regions import page_regions
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_panels import lost_stub_head, panel_stub_head
-from pipeline.tables.stub_periods import extend_year_runs, repair_year_run
+from pipeline.tables.stub_periods import extend_year_runs, repair_year_runs_by_section
 from pipeline.tables.title_repairs import printed_page_offsets, settle_titles
 from pipeline.tables.titles import split_title
 from pipeline.tables.units import (
@@ -359,6 +360,50 @@ def _stub_headings_between(
     return all(b - a <= 4.5 * pitch for a, b in zip(mids, mids[1:], strict=False))
 
 
+_BAND_GAP = 12  # a section band may stand this many line pitches under the rows above
+
+
+def _band_word(row: RowLine) -> str | None:
+    """The first word of a section band line ("Series E", "Series H 5/"): one short
+    phrase opening on a word of four letters or more, no figure of three digits."""
+    chunks = row.line.chunks
+    if not chunks or len(row.line.text.split()) > 3 or any(c.is_number for c in chunks):
+        return None
+    first = chunks[0].text.split()[0] if chunks[0].text.split() else ""
+    return first.lower() if re.fullmatch(r"[A-Za-z]{4,}", first) else None
+
+
+def _section_band_between(
+    current: TableBlock, pending: list[RowLine], row: RowLine, pitch: float
+) -> bool:
+    """A table goes on past a wide gap at a band that opens a section of it the way its
+    own head opens its first one: 1953-09 p29 prints "Series E" centred under the heads,
+    then "Fiscal years:", "Calendar years:", "Months:" rows; far below, "Series H 5/"
+    centred the same way, then the same stub headings and rows. The band's first word is
+    the head band's (one OCR slip allowed, "Ssries"), set at the same place within two
+    text heights; after it only stub headings, none more than the usual gap apart."""
+    if not pending or not current.preamble:
+        return False
+    band = pending[0]
+    word = _band_word(band)
+    heads = [r for r in current.preamble[-3:] if r.kind == "text" and _band_word(r)]
+    height = band.line.y1 - band.line.y0
+    mid = (band.line.x0 + band.line.x1) / 2
+    twin = any(
+        Levenshtein.distance(word or "", _band_word(h) or "") <= 1
+        and abs((h.line.x0 + h.line.x1) / 2 - mid) < 2 * height
+        for h in heads
+    )
+    if word is None or not twin or band.mid - current.body[-1].mid > _BAND_GAP * pitch:
+        return False
+    rest = pending[1:]
+    amounts = [c.x0 for r in current.body for c in r.values if len(re.sub(r"\D", "", c.text)) >= 3]
+    if not amounts or any(c.x1 >= min(amounts) for p in rest for c in p.line.chunks):
+        return False  # a line reaching into the figures is a head, not a stub heading
+    mids = [band.mid, *(p.mid for p in rest), row.mid]
+    return all(b - a <= 4.5 * pitch for a, b in zip(mids, mids[1:], strict=False))
+
+
 def _runs(rows: list[RowLine], pitch: float) -> list[TableBlock]:
     blocks: list[TableBlock] = []
     current: TableBlock | None = None
@@ -368,6 +413,7 @@ def _runs(rows: list[RowLine], pitch: float) -> list[TableBlock]:
             gap_ok = current is not None and (
                 row.mid - current.body[-1].mid <= 4 * pitch
                 or _stub_headings_between(current, pending, row, pitch)
+                or _section_band_between(current, pending, row, pitch)
             )
             if current is not None and gap_ok and all(p.kind == "text" for p in pending):
                 if pending:
@@ -451,7 +497,7 @@ def read_table(
     labels, read_labels, parents, placed_rows = read_stub(block, columns, height, pitch, lexicon)
     labels, _ = repair_period_stub(labels)
     labels = repair_day_rows(labels)
-    labels = extend_year_runs(repair_year_run(footnoted_month_rows(labels)))
+    labels = extend_year_runs(repair_year_runs_by_section(footnoted_month_rows(labels), parents))
     # (words of four letters or more: a stub head's three-letter OCR debris does not
     # make the kind of its years doubtful; nor does a one-letter slip of a period word the
     # period reader reads anyway, "caleadar year or month", 1940-05 p73)

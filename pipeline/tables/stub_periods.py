@@ -280,10 +280,19 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
     for i in spelled + [i for i, y in ruled.items() if y == best + i]:
         out[i] = str(best + i)
     first, last = min(fit + spelled), max(fit + spelled)
+    for j in (first - 1, last + 1):
+        if 0 <= j < len(labels) and _lost_digit(labels[j], best + j):
+            out[j] = str(best + j)
+    if first > 0 and (span := _spelled_span(labels[first - 1], best + first - 1)):
+        out[first - 1] = span  # the years before the run's first, together
     for j in range(first + 1, last):
         if j in years:
             bare = re.fullmatch(r"[\s.,:;'`]*\d{4}[\s.,:;'`]*", labels[j])
-            if bare and years[j] != best + j and one_digit_off(years[j], best + j):
+            # (a year two digits off, "1993" between "1934" and "1936" of a 1940 table,
+            # 1940-05 p73, when both rows beside it fit the run: nothing else can stand
+            # there)
+            both = j - 1 in fit and j + 1 in fit
+            if bare and years[j] != best + j and (one_digit_off(years[j], best + j) or both):
                 out[j] = str(best + j)
             continue
         if j in spelled:
@@ -294,6 +303,59 @@ def repair_year_run(labels: list[str], min_fit: int = 3) -> list[str]:
             continue
         out[j] = str(best + j)
     return out
+
+
+def _lost_digit(label: str | None, year: int) -> bool:
+    """A stub of three digits that is ``year`` with one digit lost ("196" for the "1946"
+    heading a run 1947, 1948, ..., 1953-09 p15 Table 2): right before the run's first
+    year or after its last, a digit other than the last lost."""
+    core = re.sub(r"[\s.,:;'`]", "", label or "")
+    if not re.fullmatch(r"\d{3}", core):
+        return False
+    digits = str(year)
+    # (not its last digit: "193" is every year of the 1930s, and a stub may open on a
+    # year off the run, "1930" over 1935, 1936, ...)
+    return any(digits[:k] + digits[k + 1 :] == core for k in range(3))
+
+
+_SPAN_STUB = re.compile(r"^\W*(\w{4})\s*[-\u2013\u2014]\s*(\w{4})\W*$")
+
+
+def _spelled_span(label: str | None, end: int) -> str | None:
+    """ "<first>-<end>" for a span stub ending on ``end`` that OCR garbled: both ends
+    spelled with digit look-alikes ("19h1-19b5" for "1941-1945", 1953-09 p29 Calendar
+    years; the "b" of the 4 is no look-alike of one digit), one unknown letter at most
+    in the end and none in the start, which opens an earlier year of the same decade
+    or two; None when the stub is no such span."""
+    m = _SPAN_STUB.match(label or "")
+    if not m or (m.group(1) + m.group(2)).isdigit():
+        return None
+    unknown = sum(
+        not (c == d or c.translate(_DIGIT_LOOKALIKE) == d)
+        for c, d in zip(m.group(2), str(end), strict=True)
+    )
+    start = m.group(1).translate(_DIGIT_LOOKALIKE)
+    if unknown > 1 or not start.isdigit() or not 0 < end - int(start) <= 20:
+        return None
+    return f"{start}-{end}"
+
+
+def repair_year_runs_by_section(labels: list[str], parents: list[str]) -> list[str]:
+    """:func:`repair_year_run` over each stub section (rows under one heading) on its
+    own, then over the whole stub. A stub of sections repeats its years ("Fiscal years:"
+    1941-1945, 1946 ... 1953; "Calendar years:" 1941-1945, 1946 ... 1952, 1953-09 p29):
+    the two runs tie over the whole stub and neither is taken, so the garbled "1g9h9"
+    between "1948" and "1950" of the first stayed unread."""
+    out = list(labels)
+    start = 0
+    for i in range(1, len(labels) + 1):
+        if i == len(labels) or parents[i] != parents[start]:
+            if start > 0 or i < len(labels):
+                out[start:i] = repair_year_run(out[start:i])
+            start = i
+    # twice: a year two digits off stands between two run years only once the garbled
+    # stub beside it is restored ("1934", "1993", "193", "1937", 1940-05 p73)
+    return repair_year_run(repair_year_run(out))
 
 
 # a row that prints a month and a day of it, nothing else ("Feb. 7", "February 14")
@@ -524,3 +586,37 @@ def _decade_slip(label: str | None, year: int) -> bool:
         return False
     read = m.group(1)
     return read[-1] == str(year)[-1] and one_digit_off(int(read), year)
+
+
+def restated_year(years: list[int | None], annual: list[int], rows: list[int]) -> bool:
+    """Two annual rows printing one year one right under the other, the year before
+    above them and the year after below: a series printed again from a new basis (1967-08
+    p97 Banking Liabilities: "1960", "1961", "1961 6/", "1962", the note: "Differs from
+    1961 and of year data on the preceding line by inclusion of ..."). A misread copy
+    breaks the run ("1960", "1961", "1961" for "1962", "1963")."""
+    k = annual.index(rows[0])
+    if k + 1 >= len(annual) or annual[k + 1] != rows[1] or k == 0 or k + 2 >= len(annual):
+        return False
+    y = years[rows[0]]
+    return y is not None and years[annual[k - 1]] == y - 1 and years[annual[k + 2]] == y + 1
+
+
+# a balance carried on a day, the day printed in its label ("Beginning balance, Sept. 30,
+# 1982", "Ending balance, Sept. 30, 1983")
+_BALANCE_ON_DAY = re.compile(
+    r"^\W*(beginning|ending|opening|closing)?\s*balances?\b.*\b\d{1,2},?\s+(18|19|20)\d\d\W*$",
+    re.IGNORECASE,
+)
+
+
+def balance_days(labels: list[str], parsed: list[Period | None]) -> list[Period | None]:
+    """The rows of a stub too few of whose rows name periods to date it by its rows
+    that state a balance on a day: that day, a position (1984-06 p88, Summary
+    Reconciliation of Gross Accounts and Loans Receivable: "Beginning balance, Sept. 30,
+    1982", then the year's "New receivables", "Repayments and reclassifications", "Amounts
+    written off", then "Ending balance, Sept. 30, 1983"). The rows between are flows over
+    a span no word of the table names the kind of: no period."""
+    return [
+        p if p is not None and p.kind == "as_of_date" and _BALANCE_ON_DAY.match(lb or "") else None
+        for lb, p in zip(labels, parsed, strict=True)
+    ]

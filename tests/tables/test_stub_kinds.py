@@ -62,7 +62,9 @@ def test_a_garbled_estimate_mark_after_a_year_is_kept() -> None:
     """1948-05 p18: "1948 (Estimated)" and "1949 (Estimated)" under "Fiscal year or month"
     came back as "(Betimated)" at confidence 33 and "(Zetiaated)" at 21. Dropped, the rows
     read "1948", "1949": the estimates stated as the fiscal years' actual figures. Kept,
-    the rows are years qualified by a word OCR garbled: no period."""
+    the rows are years qualified by a word OCR garbled; nine letters ending "ated" within
+    2.5 slips of "Estimated", the word is read as it (labels._garbled_estimated): the
+    fiscal years' estimates (the gold's reading of the page image)."""
     rows = [
         [("1946", 95.0)],
         [("1947", 95.0)],
@@ -71,7 +73,8 @@ def test_a_garbled_estimate_mark_after_a_year_is_kept() -> None:
     ]
     tables, cells = _table(_fiscal_stub_table("Fiscal", 95.0, rows))
     first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
-    assert first["period_kind"].to_list() == ["fiscal_year", "fiscal_year"] + ["not_a_period"] * 2
+    assert first["period_kind"].to_list() == ["fiscal_year", "fiscal_year"] + ["estimate"] * 2
+    assert [str(d) for d in first["period_end"].to_list()[2:]] == ["1948-06-30", "1949-06-30"]
 
 
 def _panel(page: Page, top: float, stub_head: list[str], heads: list[str], rows: list[str]) -> None:
