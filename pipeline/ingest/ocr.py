@@ -34,6 +34,7 @@ from pipeline.ingest.enhance import Enhancement, enhancement_for
 from pipeline.ingest.leaders import LEADERS_VERSION
 from pipeline.ingest.ocr_worker import ocr_image
 from pipeline.ingest.ocr_worker import run_tesseract as run_tesseract  # public here too
+from pipeline.ingest.rules import RULES_VERSION
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA, WORDS_SCHEMA
 from pipeline.progress import StageProgress
 from pipeline.store import BlobStore, Intake, Warehouse
@@ -81,10 +82,12 @@ def tesseract_args(psm: int = TESSERACT_PSM) -> list[str]:
 def ocr_key(image_sha256: str, args: list[str], recipe: Enhancement | None = None) -> str:
     """Cache key of one page's OCR: image hash + tesseract version + configuration.
 
-    Every page has its dot leaders erased first (``pipeline.ingest.leaders``, versioned);
+    Every page has its dot leaders and its rules erased first (``pipeline.ingest.leaders``,
+    ``pipeline.ingest.rules``, versioned);
     a page enhanced before OCR (``pipeline.ingest.enhance``) adds its recipe.
     """
-    extra = [f"leaders-v{LEADERS_VERSION}"] + ([recipe.cache_tag()] if recipe else [])
+    extra = [f"leaders-v{LEADERS_VERSION}", f"rules-v{RULES_VERSION}"]
+    extra += [recipe.cache_tag()] if recipe else []
     material = "\0".join([image_sha256, tesseract_version(), *args, *extra])
     return hashlib.sha256(material.encode()).hexdigest()
 
