@@ -1,8 +1,7 @@
 """What an OCR worker process runs: kept light so a worker starts in milliseconds.
 
-A spawned worker imports this module: it reads the page image, erases dot leaders and
-table rules (``pipeline.ingest.leaders``, ``pipeline.ingest.rules``, every page), runs
-tesseract and hands the TSV text back;
+A spawned worker imports this module: it reads the page image, erases dot leaders
+(``pipeline.ingest.leaders``, every page), runs tesseract and hands the TSV text back;
 the parent parses it and writes the cache. Only a page that needs more preprocessing (a
 blurry scan) pulls in the enhancement and table libraries, lazily.
 """
@@ -38,20 +37,18 @@ def ocr_image(image: bytes | str, args: list[str], recipe: Enhancement | None = 
     words frame after enhancement and the digit pass.
     """
     from pipeline.ingest.leaders import erase_leaders
-    from pipeline.ingest.rules import erase_rules
 
     if isinstance(image, str):
         with open(image, "rb") as fh:
             image = fh.read()
     if recipe is None:
-        return run_tesseract(erase_rules(erase_leaders(image)[0])[0], args)
+        return run_tesseract(erase_leaders(image)[0], args)
     from pipeline.ingest.digits import apply_digit_pass
     from pipeline.ingest.enhance import enhance_png
     from pipeline.ingest.ocr import parse_tsv
 
     image = enhance_png(image, recipe)  # same pixel size: boxes stay in page pixels
     image = erase_leaders(image)[0]  # on the sharpened image: its dots are distinct
-    image = erase_rules(image)[0]  # ruled head cells read as words, not "[ime"
     words = parse_tsv(run_tesseract(image, args))
     if recipe.digit_pass:
         words = apply_digit_pass(words, image, lambda png, a: parse_tsv(run_tesseract(png, a)))
