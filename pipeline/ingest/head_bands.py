@@ -14,9 +14,13 @@ shift), so this is a second pass over the bands that need it, like the digit pas
 2. a band is *garbled* when at least ``GARBLED_SHARE`` of the first pass's words in it
    carry a rule character ("[", "]", "|", "{", "}") or are unconfident
    (``LOW_CONF``): the mark of rules read as letters;
-3. a garbled band is cropped, its rules erased (``pipeline.ingest.rules``) and read again;
-   the new words replace the band's first-pass words when more of them are confident
-   words (letters or figures without rule characters).
+3. a garbled band (or one the first pass left empty) is cropped, its rules erased
+   (``pipeline.ingest.rules``) and read again; the new words replace the band's
+   first-pass words only when they date more columns: at least ``MIN_GAIN`` more
+   confident month names, years or kinds of year. A band whose heads were read, or
+   whose re-read brings other words only, keeps its first pass (1940-05 p59: a re-read
+   stub head "Aceet of following datee" unconfirmed by the lexicon would make its day
+   rows doubtful; the first pass had left it out).
 
 Word boxes stay in page pixels; the new words get block numbers of their own so the line
 grouping of the table reader keeps them together. ``HEAD_BANDS_VERSION`` is part of the
@@ -37,7 +41,7 @@ from scipy import ndimage
 from pipeline.ingest.leaders import INK_LEVEL, text_height
 from pipeline.ingest.rules import erase_rules_array, rule_runs
 
-HEAD_BANDS_VERSION = 1
+HEAD_BANDS_VERSION = 2
 
 BAND_RULE = 0.25  # a band's rules run at least this share of the page width
 MAX_BAND_HEIGHTS = 9.0  # a head band is at most this many text heights tall
@@ -47,16 +51,23 @@ LOW_CONF = 45.0  # a word below this confidence is noise
 BLOCK_BASE = 10_000  # block numbers of re-read words (band i -> BLOCK_BASE + i)
 _RULE_CHAR = re.compile(r"[\[\]|{}]")
 _WORDLIKE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.,:;'()/&$%-]*$")
+# a word that dates a column: a month name or its abbreviation, a year, a kind of year
+_PERIOD_WORD = re.compile(
+    r"^(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?,?$"
+    r"|^(18|19|20)\d\d[.,]?$|^(calendar|fiscal)$",
+    re.IGNORECASE,
+)
+MIN_GAIN = 2  # period words a re-read must add before it replaces the band
 
 
 def _noise(text: str, conf: float) -> bool:
     return bool(_RULE_CHAR.search(text)) or conf < LOW_CONF
 
 
-def _good(words: pl.DataFrame) -> int:
-    """Confident words that look like words (no rule characters)."""
+def _dating(words: pl.DataFrame) -> int:
+    """Confident words that date a column (months, years, kinds of year)."""
     return sum(
-        not _noise(t, c) and bool(_WORDLIKE.match(t))
+        not _noise(t, c) and bool(_PERIOD_WORD.match(t))
         for t, c in words.select("text", "conf").iter_rows()
     )
 
@@ -103,17 +114,15 @@ def reread_head_bands(
     replaced = 0
     for i, (top, bottom) in enumerate(head_bands(gray)):
         old = words.filter(_in_band(words, top, bottom))
-        if old.height < 2:
-            continue
         noise = sum(_noise(t, c) for t, c in old.select("text", "conf").iter_rows())
-        if noise < GARBLED_SHARE * old.height:
-            continue
+        if old.height >= 2 and noise < GARBLED_SHARE * old.height:
+            continue  # a band OCR read (or lost entirely: then read it again)
         crop, _ = erase_rules_array(np.ascontiguousarray(gray[top:bottom]))
         buf = io.BytesIO()
         Image.fromarray(crop).save(buf, format="PNG", **({"dpi": dpi} if dpi else {}))
         new = read(buf.getvalue())
-        if new.is_empty() or _good(new) <= _good(old):
-            continue
+        if new.is_empty() or _dating(new) < _dating(old) + MIN_GAIN:
+            continue  # the re-read dates no more columns than the first pass
         new = new.with_columns(
             pl.col("y0") + top,
             pl.col("y1") + top,
