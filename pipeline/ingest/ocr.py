@@ -31,9 +31,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from pipeline.ingest import ocr_worker
 from pipeline.ingest.enhance import Enhancement, enhancement_for
+from pipeline.ingest.head_bands import HEAD_BANDS_VERSION, reread_head_bands
 from pipeline.ingest.leaders import LEADERS_VERSION
 from pipeline.ingest.ocr_worker import ocr_image
 from pipeline.ingest.ocr_worker import run_tesseract as run_tesseract  # public here too
+from pipeline.ingest.rules import RULES_VERSION
 from pipeline.ingest.schemas import DOCUMENTS_SCHEMA, PAGES_SCHEMA, WORDS_SCHEMA
 from pipeline.progress import StageProgress
 from pipeline.store import BlobStore, Intake, Warehouse
@@ -247,6 +249,71 @@ def ocr_pages(
     return paths, errors, len(todo) - len(errors)
 
 
+def head_bands_path(first_pass: Path) -> Path:
+    """The cache file of a page's head-band pass, next to its first pass's."""
+    return first_pass.with_name(
+        f"{first_pass.stem}_heads-v{HEAD_BANDS_VERSION}-rules-v{RULES_VERSION}.parquet"
+    )
+
+
+def reread_page_to_cache(image: bytes | str, first_pass: str, args: list[str]) -> int:
+    """Worker: one page's first-pass words with its garbled head bands read again, cached
+    next to the first pass; returns the bands replaced."""
+    if isinstance(image, str):
+        with open(image, "rb") as fh:
+            image = fh.read()
+    words = pl.read_parquet(first_pass, glob=False)
+    words, replaced = reread_head_bands(
+        image, words, lambda png: parse_tsv(ocr_worker.run_tesseract(png, args))
+    )
+    _write_words(words, head_bands_path(Path(first_pass)))
+    return replaced
+
+
+def reread_head_bands_of(
+    paths: dict[str, Path],
+    failed: dict[str, str],
+    blobs: BlobStore,
+    workers: int | None = None,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, Path]:
+    """The head-band pass (``pipeline.ingest.head_bands``) over every OCR'd page not yet
+    done: image sha -> the words file to read. A page whose second pass fails keeps its
+    first pass's words (said in ``log``): the page was read, only not improved."""
+    out = {sha: head_bands_path(p) for sha, p in paths.items() if sha not in failed}
+    todo = [sha for sha, p in out.items() if not p.exists()]
+    if not todo:
+        return out
+    args = tesseract_args()
+    n_workers = max(1, min(workers or os.cpu_count() or 1, len(todo)))
+    lines = StageProgress("head bands", len(todo), log or (lambda _line: None), "pages")
+    replaced, failures = 0, []
+    with (
+        ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context("spawn")) as pool,
+        _progress(progress) as bar,
+    ):
+        task = bar.add_task("head bands", total=len(todo))
+        futures = {
+            pool.submit(reread_page_to_cache, _image_source(blobs, sha), str(paths[sha]), args): sha
+            for sha in todo
+        }
+        for future in as_completed(futures):
+            sha = futures[future]
+            try:
+                replaced += future.result()
+            except Exception as exc:  # the first pass stands, the run goes on
+                out[sha] = paths[sha]
+                failures.append(f"{sha[:12]}: {type(exc).__name__}: {exc}")
+            bar.advance(task)
+            lines.advance()
+    if log is not None:
+        log(f"head bands: {replaced} garbled ruled head bands read again on {len(todo)} pages")
+        for failure in failures:
+            log(f"head bands: second pass failed, first pass kept: {failure}")
+    return out
+
+
 def page_recipes(pages: pl.DataFrame) -> dict[str, Enhancement]:
     """Image sha -> preprocessing for the pages that get one (by quality tag and DPI)."""
     recipes: dict[str, Enhancement] = {}
@@ -286,6 +353,8 @@ def build_words(
             f"{pages.height - ocr_rows.height} pages from text layers"
         )
     paths, errors, ocrd = ocr_pages(images, blobs, cache_dir, workers, progress, recipes, log)
+    # garbled ruled head bands read again with their rules erased (a cached second pass)
+    paths = reread_head_bands_of(paths, errors, blobs, workers, progress, log)
 
     intake = Intake("words")
     source_of = dict(zip(documents["doc_id"], documents["source_path"], strict=True))
