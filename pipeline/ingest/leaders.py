@@ -29,6 +29,7 @@ its size.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 import numpy as np
 from PIL import Image
@@ -114,15 +115,24 @@ def erase_leaders_array(gray: np.ndarray) -> tuple[np.ndarray, int]:
     return out, len(boxes)
 
 
-def erase_leaders(png: bytes) -> tuple[bytes, int]:
-    """PNG bytes -> (PNG bytes of the same size and density with leaders erased, dots
-    erased). A page without leaders comes back byte-identical."""
+def erase_on_png(
+    png: bytes, erase_array: Callable[[np.ndarray], tuple[np.ndarray, int]]
+) -> tuple[bytes, int]:
+    """Run a grey-image eraser (image -> (image, things erased)) on PNG bytes: (PNG bytes
+    of the same size and density, things erased). Nothing erased: the bytes come back
+    identical."""
     with Image.open(io.BytesIO(png)) as img:
         dpi = img.info.get("dpi")
         gray = np.asarray(img.convert("L"))
-    out, n = erase_leaders_array(gray)
+    out, n = erase_array(gray)
     if n == 0:
         return png, 0
     buf = io.BytesIO()
     Image.fromarray(out).save(buf, format="PNG", **({"dpi": dpi} if dpi else {}))
     return buf.getvalue(), n
+
+
+def erase_leaders(png: bytes) -> tuple[bytes, int]:
+    """PNG bytes -> (PNG bytes of the same size and density with leaders erased, dots
+    erased). A page without leaders comes back byte-identical."""
+    return erase_on_png(png, erase_leaders_array)

@@ -21,13 +21,10 @@ pixels of ``erase_rules`` change for the same input.
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
-from PIL import Image
 from scipy import ndimage
 
-from pipeline.ingest.leaders import INK_LEVEL, text_height
+from pipeline.ingest.leaders import INK_LEVEL, erase_on_png, text_height
 
 RULES_VERSION = 1
 
@@ -77,12 +74,4 @@ def erase_rules_array(gray: np.ndarray) -> tuple[np.ndarray, int]:
 def erase_rules(png: bytes) -> tuple[bytes, int]:
     """PNG bytes -> (PNG bytes of the same size and density with rules erased, pixels
     erased). A page without rules comes back byte-identical."""
-    with Image.open(io.BytesIO(png)) as img:
-        dpi = img.info.get("dpi")
-        gray = np.asarray(img.convert("L"))
-    out, n = erase_rules_array(gray)
-    if n == 0:
-        return png, 0
-    buf = io.BytesIO()
-    Image.fromarray(out).save(buf, format="PNG", **({"dpi": dpi} if dpi else {}))
-    return buf.getvalue(), n
+    return erase_on_png(png, erase_rules_array)
