@@ -23,6 +23,7 @@ from functools import cache, lru_cache
 import polars as pl
 
 from pipeline.draft.formulas import decimal_places
+from pipeline.draft.sections import repeated_labels
 from pipeline.draft.spanner_years import misdated_columns
 from pipeline.draft.twins import named_statement, statements_in_volume, twinned_names
 from pipeline.tables.labels import label_problems
@@ -397,6 +398,16 @@ def build_archive(
         for r in every:
             parents[_label_key(r["row_label"])].add(r.get("row_parent") or "")
         repeated = {label for label, ps in parents.items() if len(ps) > 1}
+        # the same label printed in two sections, read alike or OCR'd apart ("Paraffin and
+        # other petroleum wax products" under Duty-free and Dutiable articles, 1939-12 p22)
+        # needs its section named: a lost or fragmentary heading cannot name it
+        unsure_sections = (
+            repeated_labels(
+                list({(r["row_label"] or "", r.get("row_parent") or ""): 0 for r in every})
+            )
+            if axis != "row"
+            else {}
+        )
         # a column head whose last level repeats over several columns ("Other", "Gross",
         # "Bonds" under different spanners) is only as good as the spanner the head
         # reader gave it, which OCR and tight heads often get wrong
@@ -470,7 +481,8 @@ def build_archive(
                     twin_periods,
                     periods_misread,
                 )
-                or misdated.get(int(r["col_idx"]), ""),
+                or misdated.get(int(r["col_idx"]), "")
+                or unsure_sections.get(r["row_label"] or "", ""),
                 dimension=(r.get("dimension") or "") if axis != "row" else "",
             )
             if (fact.item, period.key) in table.grid:
