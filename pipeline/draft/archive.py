@@ -403,7 +403,12 @@ def build_archive(
         # needs its section named: a lost or fragmentary heading cannot name it
         unsure_sections = (
             repeated_labels(
-                list({(r["row_label"] or "", r.get("row_parent") or ""): 0 for r in every})
+                list(
+                    {
+                        r["row_idx"]: (r["row_label"] or "", r.get("row_parent") or "")
+                        for r in every
+                    }.values()
+                )
             )
             if axis != "row"
             else {}

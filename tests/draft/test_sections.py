@@ -46,3 +46,10 @@ def test_headings_that_name_the_sections_tell_the_rows_apart() -> None:
 def test_labels_printed_once_are_sure() -> None:
     rows = [("Crude petroleum", ""), ("Lubricating oil", ""), ("Seed oils", "")]
     assert repeated_labels(rows) == {}
+
+
+def test_the_same_label_and_heading_twice_is_unsure() -> None:
+    """1941-01 p23: "Other" under "Budget" in cash income and again in cash outgo (the
+    reader kept only "Budget" for both), and under "CASH OUTGO" for the trust funds."""
+    rows = [("Other", "Budget"), ("Subtotal", ""), ("Other", "Budget"), ("Other", "CASH OUTGO")]
+    assert set(repeated_labels(rows)) == {"Other"}
