@@ -50,7 +50,6 @@ GARBLED_SHARE = 0.4  # share of a band's words that are rule noise before it is 
 LOW_CONF = 45.0  # a word below this confidence is noise
 BLOCK_BASE = 10_000  # block numbers of re-read words (band i -> BLOCK_BASE + i)
 _RULE_CHAR = re.compile(r"[\[\]|{}]")
-_WORDLIKE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.,:;'()/&$%-]*$")
 # a word that dates a column: a month name or its abbreviation, a year, a kind of year
 _PERIOD_WORD = re.compile(
     r"^(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?,?$"

@@ -20,10 +20,11 @@ import io
 import multiprocessing
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pymupdf
@@ -194,6 +195,35 @@ def _progress(enabled: bool) -> Progress:
     )
 
 
+def _pooled(
+    work: Callable[..., Any],
+    jobs: dict[str, tuple],
+    stage: str,
+    workers: int | None,
+    progress: bool,
+    log: Callable[[str], None] | None,
+) -> Iterator[tuple[str, Any, Exception | None]]:
+    """Run ``work(*args)`` for each ``jobs`` key in a pool of spawned processes; yield
+    (key, result, None) or (key, None, error) as each finishes, with a terminal bar and
+    throttled progress lines for ``log``."""
+    n_workers = max(1, min(workers or os.cpu_count() or 1, len(jobs)))
+    with (
+        ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context("spawn")) as pool,
+        _progress(progress) as bar,
+    ):
+        task = bar.add_task(stage, total=len(jobs))
+        lines = StageProgress(stage, len(jobs), log or (lambda _line: None), "pages")
+        futures = {pool.submit(work, *args): key for key, args in jobs.items()}
+        for future in as_completed(futures):
+            try:
+                result, error = future.result(), None
+            except Exception as exc:  # the caller decides: quarantine, or keep what it had
+                result, error = None, exc
+            yield futures[future], result, error
+            bar.advance(task)
+            lines.advance()
+
+
 def ocr_pages(
     images: list[str],
     blobs: BlobStore,
@@ -223,29 +253,17 @@ def ocr_pages(
     errors: dict[str, str] = {}
     if not todo:
         return paths, errors, 0
-    n_workers = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-    with (
-        ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context("spawn")) as pool,
-        _progress(progress) as bar,
-    ):
-        task = bar.add_task("ocr", total=len(todo))
-        lines = StageProgress("OCR", len(todo), log or (lambda _line: None), "pages")
-        # workers run the light ocr_worker module; the parent parses and caches
-        futures = {
-            pool.submit(ocr_worker.ocr_image, _image_source(blobs, sha), args, recipes.get(sha)): (
-                sha,
-                path,
-            )
-            for sha, (args, path) in todo.items()
-        }
-        for future in as_completed(futures):
-            sha, path = futures[future]
-            try:
-                _write_words(future.result(), path)
-            except Exception as exc:  # quarantined by the caller, the run goes on
-                errors[sha] = f"{type(exc).__name__}: {exc}"
-            bar.advance(task)
-            lines.advance()
+    # workers run the light ocr_worker module; the parent parses and caches
+    jobs = {
+        sha: (_image_source(blobs, sha), args, recipes.get(sha)) for sha, (args, _) in todo.items()
+    }
+    for sha, result, error in _pooled(ocr_worker.ocr_image, jobs, "OCR", workers, progress, log):
+        try:
+            if error is not None:
+                raise error
+            _write_words(result, todo[sha][1])
+        except Exception as exc:  # quarantined by the caller, the run goes on
+            errors[sha] = f"{type(exc).__name__}: {exc}"
     return paths, errors, len(todo) - len(errors)
 
 
@@ -286,27 +304,16 @@ def reread_head_bands_of(
     if not todo:
         return out
     args = tesseract_args()
-    n_workers = max(1, min(workers or os.cpu_count() or 1, len(todo)))
-    lines = StageProgress("head bands", len(todo), log or (lambda _line: None), "pages")
+    jobs = {sha: (_image_source(blobs, sha), str(paths[sha]), args) for sha in todo}
     replaced, failures = 0, []
-    with (
-        ProcessPoolExecutor(n_workers, mp_context=multiprocessing.get_context("spawn")) as pool,
-        _progress(progress) as bar,
+    for sha, result, error in _pooled(
+        reread_page_to_cache, jobs, "head bands", workers, progress, log
     ):
-        task = bar.add_task("head bands", total=len(todo))
-        futures = {
-            pool.submit(reread_page_to_cache, _image_source(blobs, sha), str(paths[sha]), args): sha
-            for sha in todo
-        }
-        for future in as_completed(futures):
-            sha = futures[future]
-            try:
-                replaced += future.result()
-            except Exception as exc:  # the first pass stands, the run goes on
-                out[sha] = paths[sha]
-                failures.append(f"{sha[:12]}: {type(exc).__name__}: {exc}")
-            bar.advance(task)
-            lines.advance()
+        if error is None:
+            replaced += result
+        else:  # the first pass stands, the run goes on
+            out[sha] = paths[sha]
+            failures.append(f"{sha[:12]}: {type(error).__name__}: {error}")
     if log is not None:
         log(f"head bands: {replaced} garbled ruled head bands read again on {len(todo)} pages")
         for failure in failures:
