@@ -123,7 +123,7 @@ class StatementTable:
 
     table_id: str
     statement: str
-    period_axis: str  # "col", "row" or "title" (one period for the whole table)
+    period_axis: str  # "col", "row", "title" (one period for the whole table) or "grid"
     items: list[str]  # in printed order
     periods: list[Period]  # in printed order
     grid: dict[tuple[str, tuple], Fact] = field(default_factory=dict)
@@ -205,6 +205,11 @@ class Archive:
 
 def _item(r: dict, axis: str, repeated: set[str]) -> tuple[str, str]:
     """(item a question names, the printed label it comes from) for one cell row."""
+    if axis == "grid":
+        # a month grid's row label is the year its cells are dated by: the item is the
+        # stub heading the year rows sit under ("Receipts", 1940-05 p20), or none
+        parent = r.get("row_parent") or ""
+        return parent, parent
     if axis == "row":
         item = item_words(r["col_label"])
         parent = r.get("row_parent") or ""
@@ -410,7 +415,7 @@ def build_archive(
                     }.values()
                 )
             )
-            if axis != "row"
+            if axis not in ("row", "grid")
             else {}
         )
         # a column head whose last level repeats over several columns ("Other", "Gross",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from itertools import product
 
+from pipeline.tables.month_grid import grid_periods
 from pipeline.tables.month_heads import MISREAD
 from pipeline.tables.periods import (
     DAY_DATE,
@@ -60,7 +61,7 @@ _DAY = timedelta(days=1)  # an axis is a period axis when at least half its labe
 class CellPeriod:
     period: Period | None
     dimension: str | None  # the column (or row) words that are not the period, if needed
-    axis: str  # "col", "row", "title" or "" (no period)
+    axis: str  # "col", "row", "title", "grid" (row and column together) or "" (no period)
 
 
 def _dimension(label: str) -> str:
@@ -621,6 +622,10 @@ def cell_periods(
     A doubtful stub head that names no period at all ("Ratios of in 39 =", a title OCR
     ran into the stub) gives the rows no kind to distrust.
     """
+    context = " ".join([title, stub_head, unit_line, *(row_headings or [])])
+    grid = grid_periods(col_labels, row_labels, context)
+    if grid is not None:  # month heads over year rows: row and column date a cell together
+        return {rc: CellPeriod(p, None, "grid") for rc, p in grid.items()}
     axis, periods, title_period = axis_periods(
         col_labels, row_labels, title, stub_head, unit_line, row_headings, page_heading, run_heads
     )

@@ -63,7 +63,7 @@ TABLE_CELLS_SCHEMA = {
     "period_start": pl.Date,
     "period_end": pl.Date,
     "period_text": pl.String,  # how a question states the period
-    "period_axis": pl.String,  # where the period is printed: col | row | title | ""
+    "period_axis": pl.String,  # where the period is printed: col | row | title | grid | ""
     "dimension": pl.String,  # what the column measures when a period has several columns
     "x0": pl.Float64,
     "y0": pl.Float64,

@@ -44,7 +44,7 @@ class SourceCell:
     row_idx: int = -1
     col_idx: int = -1
     period_key: tuple[str, date | None, date | None] | None = None
-    period_axis: str | None = None  # where the period is printed: col | row | title
+    period_axis: str | None = None  # where the period is printed: col | row | title | grid
     row_parent: str | None = None
     dimension: str | None = None
     statement: str | None = None
@@ -112,7 +112,12 @@ def item_matches(name: str, cell: SourceCell, statement: str = "") -> bool:
     dimension. A bare "Total" is named with its statement ("Total budget receipts").
     """
     wanted = norm(name)
-    labels = {"row": [cell.col_label], "col": [cell.row_label], "title": [cell.row_label]}
+    labels = {
+        "row": [cell.col_label],
+        "col": [cell.row_label],
+        "title": [cell.row_label],
+        "grid": [cell.row_parent or ""],  # a month grid's rows are years under a heading
+    }
     statements = {norm(s) for s in (cell.statement, statement) if s}
     for label in labels.get(cell.period_axis or "", [cell.row_label, cell.col_label]):
         names, loose = _label_names(label, cell)

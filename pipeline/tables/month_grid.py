@@ -1,0 +1,108 @@
+"""Month grids: month heads ("Jan." ... "Dec.", "Total") over rows of years.
+
+1940-05 p20, "Monthly Receipts, Expenditures and Excess of Expenditures", prints one row
+per year under each stub heading ("Receipts", "Expenditures") and one column per month,
+then a "Total". Neither axis dates a cell alone: a cell's period is its row's year and its
+column's month together (January 1935), and the Total column holds the whole year's
+figure. The order of the heads says which year: heads that run January ... December count
+calendar years; heads that run July ... June count fiscal years, whose July-December
+columns fall in the calendar year before the row's (fiscal year 1939 opens in July 1938).
+
+:func:`grid_periods` recognises such a table and dates each cell; anything else (a head
+that is neither a month nor "Total", months out of order, too few year rows, a title or
+stub that names the other kind of year than the heads imply) is not a grid, and the
+table's periods are left to the one-axis readers.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from pipeline.tables.periods import Period, fiscal_year_bounds, month_end, month_number
+
+_MONTH_HEAD = re.compile(
+    r"^\W*(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]{0,6}\.?\W*$", re.I
+)
+_TOTAL_HEAD = re.compile(r"^\W*total\W*$", re.I)
+_YEAR_ROW = re.compile(r"^\W*((?:18|19|20)\d\d)\W*$")
+_FISCAL = re.compile(r"\bfiscal\b", re.I)
+_CALENDAR = re.compile(r"\bcalendar\b", re.I)
+_MIN_MONTHS = 6  # a run of at least six month heads, in order
+_MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
+
+
+def head_months(col_labels: list[str]) -> list[int] | None:
+    """Per column its month number (1-12), or 0 for the year's total column; None when the
+    heads are not one run of consecutive months (January or July first) and a total."""
+    months: list[int] = []
+    for label in col_labels:
+        text = (label or "").strip()
+        if _MONTH_HEAD.match(text):
+            months.append(month_number(re.sub(r"^\W+", "", text)))
+        elif _TOTAL_HEAD.match(text):
+            months.append(0)
+        else:
+            return None
+    run = [m for m in months if m]
+    if len(run) < _MIN_MONTHS or run[0] not in (1, 7) or len(run) > 12:
+        return None
+    if any((b - a) % 12 != 1 for a, b in zip(run, run[1:])):
+        return None
+    totals = [i for i, m in enumerate(months) if m == 0]
+    if totals and (len(totals) > 1 or totals[0] != len(months) - 1):
+        return None  # one total, after the months
+    return months
+
+
+def _row_years(row_labels: list[str]) -> list[int | None]:
+    out: list[int | None] = []
+    for label in row_labels:
+        m = _YEAR_ROW.match(label or "")
+        out.append(int(m.group(1)) if m else None)
+    return out
+
+
+def _month(year: int, m: int) -> Period:
+    return Period("month", date(year, m, 1), month_end(year, m), f"{_MONTH_NAMES[m - 1]} {year}")
+
+
+def _year(year: int, fiscal: bool) -> Period:
+    if fiscal:
+        start, end = fiscal_year_bounds(year)
+        return Period("fiscal_year", start, end, f"fiscal year {year}")
+    return Period("calendar_year", date(year, 1, 1), date(year, 12, 31), f"calendar year {year}")
+
+
+def grid_periods(
+    col_labels: list[str], row_labels: list[str], context: str = ""
+) -> dict[tuple[int, int], Period] | None:
+    """Per (row_idx, col_idx) of a month grid, the cell's period; None when the table is
+    not one. ``context`` is the title, stub head, unit line and row headings: a table that
+    names fiscal years over January-first heads (or calendar years over July-first heads)
+    says something the grid reading cannot square, and is left alone."""
+    months = head_months(col_labels)
+    if months is None:
+        return None
+    years = _row_years(row_labels)
+    dated = [y for y in years if y is not None]
+    filled = [label for label in row_labels if (label or "").strip()]
+    if len(dated) < 2 or len(dated) * 2 < len(filled):
+        return None
+    fiscal = next(m for m in months if m) == 7
+    if fiscal and fiscal_year_bounds(max(dated))[0].month != 7:
+        return None  # fiscal years from 1977 run October-September, not July-June
+    if _CALENDAR.search(context) if fiscal else _FISCAL.search(context):
+        return None
+    out: dict[tuple[int, int], Period] = {}
+    for r, year in enumerate(years):
+        if year is None:
+            continue
+        for c, m in enumerate(months):
+            if m == 0:
+                out[(r, c)] = _year(year, fiscal)
+            else:
+                out[(r, c)] = _month(year - 1 if fiscal and m >= 7 else year, m)
+    return out
