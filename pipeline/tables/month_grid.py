@@ -49,7 +49,7 @@ def head_months(col_labels: list[str]) -> list[int] | None:
     run = [m for m in months if m]
     if len(run) < _MIN_MONTHS or run[0] not in (1, 7) or len(run) > 12:
         return None
-    if any((b - a) % 12 != 1 for a, b in zip(run, run[1:])):
+    if any((b - a) % 12 != 1 for a, b in zip(run, run[1:], strict=False)):
         return None
     totals = [i for i, m in enumerate(months) if m == 0]
     if totals and (len(totals) > 1 or totals[0] != len(months) - 1):
