@@ -325,7 +325,9 @@ class Layout:
     # period rows: dated ("Jan. 1950") | year_row ("1949-July", "August", ...) |
     # fy_then_months (fiscal-year rows, then month rows under a year row, under the stub
     # head "Fiscal year or month") | sections (stub headings "Fiscal years:", "Calendar
-    # years:", "Months:" over the rows they date, an estimate row last among the years)
+    # years:", "Months:" over the rows they date, an estimate row last among the years) |
+    # grid (a heading line per category over its year rows, "Jan." ... "Dec." and
+    # "Total" across: pipeline.synth.month_grid)
     month_rows: str = "dated"
     wrap: bool = False  # long stub labels wrapped over two lines, some hyphenated
     headings: bool = False  # a heading line "Internal revenue:" over each group's rows
@@ -359,6 +361,11 @@ RECIPES: dict[str, Layout] = {
     # 1939-12 p68, 1940-05 p73: two narrow tables side by side, each its own title (over
     # two lines), unit, stub and three value columns
     "side_by_side": Layout("side_by_side", half=True, leaders=True),
+    # 1940-05 p20 (Monthly Receipts, Expenditures and Excess of Expenditures): a heading
+    # per series ("Receipts") over one row per calendar year, "Jan." ... "Dec." and the
+    # year's "Total" across, the last year through the latest month only. Printed where
+    # a corpus names it (recipes=...), not in the cycle: see pipeline.synth.month_grid
+    "month_grid": Layout("month_grid", month_rows="grid", leaders=True),
 }
 # Series are laid out in rounds of RECIPE_ROUND series, the rounds taking the recipe sets
 # of CYCLE_ROUNDS in turn (a full cycle of RECIPE_CYCLE series prints every recipe of

@@ -190,6 +190,8 @@ def row_pers(spec: SeriesSpec, year: int, month: int) -> list[Per]:
     """The period rows a period_rows printing has, top to bottom (no Total row)."""
     if spec.layout.month_rows == "days":
         return day_pers(last_month(year, month))
+    if spec.layout.month_rows == "grid":
+        return grid_months(last_month(year, month), spec.window)
     if spec.layout.month_rows in ("fy_then_months", "sections"):
         return [p for _, pers in row_sections(spec, year, month) for p in pers]
     if spec.period_kind == "fy":
@@ -292,6 +294,14 @@ def through_pers(m: int) -> list[Per]:
     for k in range(max(y * 12, m - 2), m + 1):
         out.append(month_per(k, (str(y), MONTH_NAMES[k % 12]), stock=False))
     return out
+
+
+def grid_months(m: int, years: int) -> list[Per]:
+    """The months a month grid prints (1940-05 p20): every month of the ``years - 1``
+    calendar years before the last complete month ``m``'s, then its year through ``m``
+    (all twelve when ``m`` is a December). Each is printed under its month's head."""
+    first = (m // 12 - years + 1) * 12
+    return [month_per(k, (MONTHS[k % 12],), stock=False) for k in range(first, m + 1)]
 
 
 def day_pers(m: int) -> list[Per]:

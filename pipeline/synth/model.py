@@ -208,6 +208,8 @@ class StatementTable:
             tags.append("stub_sections")
         if lay.month_rows == "days":
             tags.append("day_rows")
+        if lay.month_rows == "grid":
+            tags.append("month_grid")
         if lay.half:
             tags.append("side_by_side")
         if lay.columns == "through":

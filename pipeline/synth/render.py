@@ -124,10 +124,13 @@ class TableBlock:
         """Compute column widths and height; False when the table is wider than the page."""
         t, f = self.table, self.body
         n = len(t.col_paths)
-        num_w = [
-            max(f.getlength(t.cells[r][c].text) for r in range(len(t.cells))) for c in range(n)
-        ]
-        min_w = f.getlength("00,000")
+        num_w = [0.0] * n  # a month grid's current year prints its first months only
+        for cell in (cell for row in t.cells for cell in row):
+            num_w[cell.col_idx] = max(num_w[cell.col_idx], f.getlength(cell.text))
+        # a month grid's thirteen columns are as narrow as their figures and heads, set
+        # close together (1940-05 p20): at the usual widths the stub would have no room
+        grid = t.spec.layout.month_rows == "grid"
+        min_w = f.getlength("000" if grid else "00,000")
         self.leaf_lines, self.col_w = [], []
         for c, path in enumerate(t.col_paths):
             words = max(f.getlength(w) for w in path[-1].split())
@@ -143,7 +146,7 @@ class TableBlock:
             max(label_w, f.getlength("Fiscal year")),
         )
         self.label_w = round(max(label_w, f.getlength("Fiscal year")))
-        base_gap = round(f.getlength("M") * 1.2)
+        base_gap = round(f.getlength("M") * (0.8 if grid else 1.2))
         natural = self.label_w + sum(self.col_w) + base_gap * n
         if natural > self.width:
             return False
@@ -270,8 +273,9 @@ class TableBlock:
                     draw, x + f.getlength(pl.text), left + self.label_w + self.gap / 2, y
                 )
             if pl.row is not None:
-                for c, cell in enumerate(t.cells[pl.row]):
-                    draw.text((self.col_right(left, c), y), cell.text, font=f, fill=0, anchor="ra")
+                for cell in t.cells[pl.row]:
+                    x = self.col_right(left, cell.col_idx)
+                    draw.text((x, y), cell.text, font=f, fill=0, anchor="ra")
             y += lh
         draw.line([(left, y + lh // 8), (right, y + lh // 8)], fill=0, width=rule)
         box_bottom = y + lh // 8

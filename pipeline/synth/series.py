@@ -50,6 +50,7 @@ def _fits(recipe: str, template: Template) -> bool:
     if recipe == "quarters":
         return not template.stock and bool(template.groups)
     if recipe in (
+        "month_grid",  # flows: a month's figure and the year's total over its months
         "budget",
         "dims",
         "securities",
@@ -125,6 +126,8 @@ def make_series(seed: int, table_no: int, recipe: str = "", cycle: int = 0) -> S
         period_kind, window = "month", 8
     elif layout.month_rows == "days":
         period_kind, window = "day", 4
+    elif layout.month_rows == "grid":  # three year rows under each heading
+        period_kind, window = "month", 3
     elif layout.month_rows != "dated":  # years, then months (row_sections)
         period_kind, window = "fy", 0
     if layout.columns == "quarters":
@@ -138,6 +141,10 @@ def make_series(seed: int, table_no: int, recipe: str = "", cycle: int = 0) -> S
     members = [ln for ln in lines if ln.kind == "member"]
     # Magnitudes chosen so totals print in at most ~7 digits and tables fit the page.
     scale = 10 ** float(rng.uniform(2.3, 4.3))
+    if layout.month_rows == "grid":
+        # thirteen value columns: months of three digits, year totals of four or five,
+        # whole units, as 1940-05 p20 prints them ("3,857")
+        scale, decimals = 10 ** float(rng.uniform(2.5, 2.7)), 0
     base = {ln.label: int(scale * rng.uniform(0.2, 1.6) * 10**decimals) + 1 for ln in members}
     if rng.random() < 0.5:
         footnote_rate, marks = 0.05, ("1/", "2/") if rng.random() < 0.5 else ("*",)

@@ -22,11 +22,10 @@ table; a table continued on the next page; and a securities table whose maturity
 years are not periods; fiscal-year rows followed by month rows under "Fiscal year or
 month"; stub headings "Fiscal years:", "Calendar years:", "Months:" over the rows they
 date; a year-to-date column "1950 through February" among calendar-year and month
-columns; positions on the days of one month; and two narrow tables side by side. The
-default corpus cycles through all of them (``CYCLE_ROUNDS``: the first round of series
-the first set, the second round the other). Stock statements (debt outstanding, cash balances) print
-positions on dates ("June 30, 1950"). Every printed period carries its true kind and
-dates (:class:`Per`), recorded in the truth.
+columns; positions on the days of one month; two narrow tables side by side; and month
+grids (:mod:`pipeline.synth.month_grid`), the one layout the default cycle
+(``CYCLE_ROUNDS``) leaves out. Every printed period carries its true kind and dates
+(:class:`Per`), recorded in the truth; stock statements print positions on dates.
 """
 
 from __future__ import annotations
@@ -90,6 +89,7 @@ from pipeline.synth.model import (
     paren_unit,
     stable_key,
 )
+from pipeline.synth.month_grid import build_grid_table
 from pipeline.synth.series import (  # noqa: F401
     _fits,
     _pick_lines,
@@ -132,6 +132,8 @@ def build_table(
     ``pers`` are the value columns (cat_rows) or the period rows (period_rows);
     ``values[(dim, key)]`` holds every line's value for one of them.
     """
+    if spec.layout.month_rows == "grid":
+        return build_grid_table(spec, volume, pers, values)
     lines = spec.lines
     is_line_total = [ln.kind != "member" for ln in lines]
     identities: list[Identity] = []

@@ -14,12 +14,13 @@ import pytest
 
 from pipeline.synth.layout_scores import METRICS, score_layouts
 from pipeline.synth.reading import perfect_reading
-from pipeline.synth.scans import DEFAULT_PARAMS
+from pipeline.synth.scans import DEFAULT_PARAMS, generate_scans
 from pipeline.synth.statements import (
     CYCLE_RECIPES,
     CYCLE_ROUNDS,
     HYPHENATION,
     LONG_LABELS,
+    MONTHS,
     PAIRED_RECIPES,
     RECIPE_CYCLE,
     RECIPE_ROUND,
@@ -236,3 +237,63 @@ def test_perfect_reading_reads_every_layout(layout_corpus) -> None:
     assert wrong.is_empty(), wrong.head(20)
     for row in acc.iter_rows(named=True):
         assert all(row[m] == 1.0 for m in METRICS), row
+
+
+def test_a_month_grid_dates_each_cell_by_its_row_year_and_column_month() -> None:
+    """1940-05 p20: a heading per series line over one row per year, "Jan." ... "Dec."
+    and "Total" across; the year in progress printed through its latest month, no Total.
+    A month cell is that month, a Total cell the calendar year, which sums the months."""
+    bulletins, _ = build_bulletins(7, 2, 4, recipes=("month_grid",))
+    grids = [t for b in bulletins for t in b.tables if "month_grid" in t.tags()]
+    assert len(grids) == 8  # seed 7's first four statements are flows: every one a grid
+    partial = 0
+    for t in grids:
+        assert t.col_labels == [*MONTHS, "Total"] and t.stub_head == ""
+        headings = [line.text for line in t.print_lines if line.row is None]
+        assert headings == [ln.label for ln in t.spec.lines] == list(dict.fromkeys(t.row_parents))
+        last = max(int(label) for label in t.row_labels)
+        for row in t.cells:
+            year = int(row[0].row_label)
+            months = [c for c in row if c.col_idx < len(MONTHS)]
+            assert [c.col_idx for c in months] == list(range(len(months)))
+            for c in months:
+                assert (c.period.kind, c.period.start) == ("month", date(year, c.col_idx + 1, 1))
+            if len(months) < len(MONTHS):
+                assert year == last and len(row) == len(months)  # the year is not over
+                partial += 1
+                continue
+            total = row[-1]
+            assert total.col_idx == len(MONTHS) and total.is_total
+            span = (total.period.kind, total.period.start, total.period.end)
+            assert span == ("calendar_year", date(year, 1, 1), date(year, 12, 31))
+        kinds = Counter(ident.kind for ident in t.identities)
+        complete = sum(len(row) == len(MONTHS) + 1 for row in t.cells)
+        assert kinds["row_total"] == complete > 0
+        for ident in t.identities:
+            r, c = ident.total
+            assert t.cells[r][c].true == sum(t.cells[m][k].true for m, k in ident.members)
+    assert partial == sum(len(t.spec.lines) for t in grids)  # 1950-03 and 1950-09: partial
+
+
+def test_the_perfect_reading_dates_a_month_grid(tmp_path) -> None:
+    """The pipeline's semantics on a flawless reading of month grids: every cell dated by
+    its row's year and column's month (axis "grid"), each row under its heading."""
+    corpus = generate_scans(
+        tmp_path / "scans",
+        seed=7,
+        volumes=1,
+        tables_per_volume=2,
+        dpi_choices=(150,),
+        progress=False,
+        recipes=("month_grid",),
+    )
+    frames = perfect_reading(corpus.truth_dir)
+    acc, items = score_layouts(
+        frames["tables"], frames["table_cells"], corpus.truth_dir, frames["documents"]
+    )
+    assert "month_grid" in set(acc["layout"])
+    wrong = items.filter(~pl.col("ok"))
+    assert wrong.is_empty(), wrong.head(20)
+    cells = frames["table_cells"]
+    assert set(cells["period_axis"]) == {"grid"}
+    assert set(cells["period_kind"]) == {"month", "calendar_year"}
