@@ -623,7 +623,7 @@ def cell_periods(
     ran into the stub) gives the rows no kind to distrust.
     """
     context = " ".join([title, stub_head, unit_line, *(row_headings or [])])
-    grid = grid_periods(col_labels, row_labels, context)
+    grid = grid_periods(col_labels, row_labels, context, row_headings)
     if grid is not None:  # month heads over year rows: row and column date a cell together
         return {rc: CellPeriod(p, None, "grid") for rc, p in grid.items()}
     axis, periods, title_period = axis_periods(

@@ -11,7 +11,8 @@ columns fall in the calendar year before the row's (fiscal year 1939 opens in Ju
 :func:`grid_periods` recognises such a table and dates each cell; anything else (a head
 that is neither a month nor "Total", months out of order, too few year rows, a title or
 stub that names the other kind of year than the heads imply) is not a grid, and the
-table's periods are left to the one-axis readers.
+table's periods are left to the one-axis readers. A year row is dated only where the
+year before or after it in the same section confirms it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from pipeline.tables.month_heads import month_run
 from pipeline.tables.periods import Period, fiscal_year_bounds, month_end, month_number
 
 _MONTH_HEAD = re.compile(
@@ -36,32 +38,49 @@ _MONTH_NAMES = (
 
 def head_months(col_labels: list[str]) -> list[int] | None:
     """Per column its month number (1-12), or 0 for the year's total column; None when the
-    heads are not one run of consecutive months (January or July first) and a total."""
-    months: list[int] = []
-    for label in col_labels:
-        text = (label or "").strip()
-        if _MONTH_HEAD.match(text):
-            months.append(month_number(re.sub(r"^\W+", "", text)))
-        elif _TOTAL_HEAD.match(text):
-            months.append(0)
-        else:
-            return None
-    run = [m for m in months if m]
-    if len(run) < _MIN_MONTHS or run[0] not in (1, 7) or len(run) > 12:
-        return None
-    if any((b - a) % 12 != 1 for a, b in zip(run, run[1:], strict=False)):
-        return None
-    totals = [i for i, m in enumerate(months) if m == 0]
-    if totals and (len(totals) > 1 or totals[0] != len(months) - 1):
+    heads are not one run of consecutive months (January or July first) and a total.
+
+    A head OCR misread ("Fed." for Feb., "Ang." for Aug., 1940-05 p20) takes the month its
+    place in the run gives when the run reads as one (pipeline.tables.month_heads)."""
+    texts = [(label or "").strip() for label in col_labels]
+    totals = [i for i, t in enumerate(texts) if _TOTAL_HEAD.match(t)]
+    if len(totals) > 1 or (totals and totals[0] != len(texts) - 1):
         return None  # one total, after the months
-    return months
+    heads = texts[:-1] if totals else texts
+    if len(heads) < _MIN_MONTHS or len(heads) > 12:
+        return None
+    if all(_MONTH_HEAD.match(t) for t in heads):
+        months = [month_number(re.sub(r"^\W+", "", t)) for t in heads]
+    else:
+        run = month_run([t or None for t in heads])
+        if any(m is None for m in run):
+            return None  # a head that is no month, or a run that does not read as one
+        months = [m + 1 for m in run if m is not None]
+    if months[0] not in (1, 7):
+        return None
+    if any((b - a) % 12 != 1 for a, b in zip(months, months[1:], strict=False)):
+        return None
+    return months + [0] * len(totals)
 
 
-def _row_years(row_labels: list[str]) -> list[int | None]:
-    out: list[int | None] = []
+def _row_years(row_labels: list[str], sections: list[str]) -> list[int | None]:
+    """Per row, the year it prints, where a neighbour in its section confirms it by one
+    year's step: OCR misreads a year's digits ("1934" for 1940, "1398" for 1939, 1940-05
+    p20), and a year out of step with its section dates no cell."""
+    printed: list[int | None] = []
     for label in row_labels:
         m = _YEAR_ROW.match(label or "")
-        out.append(int(m.group(1)) if m else None)
+        printed.append(int(m.group(1)) if m else None)
+    out: list[int | None] = []
+    for i, year in enumerate(printed):
+        confirmed = year is not None and any(
+            0 <= j < len(printed)
+            and sections[j] == sections[i]
+            and printed[j] is not None
+            and printed[j] - year == j - i
+            for j in (i - 1, i + 1)
+        )
+        out.append(year if confirmed else None)
     return out
 
 
@@ -77,7 +96,10 @@ def _year(year: int, fiscal: bool) -> Period:
 
 
 def grid_periods(
-    col_labels: list[str], row_labels: list[str], context: str = ""
+    col_labels: list[str],
+    row_labels: list[str],
+    context: str = "",
+    row_headings: list[str] | None = None,
 ) -> dict[tuple[int, int], Period] | None:
     """Per (row_idx, col_idx) of a month grid, the cell's period; None when the table is
     not one. ``context`` is the title, stub head, unit line and row headings: a table that
@@ -86,7 +108,7 @@ def grid_periods(
     months = head_months(col_labels)
     if months is None:
         return None
-    years = _row_years(row_labels)
+    years = _row_years(row_labels, row_headings or [""] * len(row_labels))
     dated = [y for y in years if y is not None]
     filled = [label for label in row_labels if (label or "").strip()]
     if len(dated) < 2 or len(dated) * 2 < len(filled):

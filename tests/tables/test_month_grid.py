@@ -80,3 +80,24 @@ def test_cell_periods_marks_grid_cells_with_their_own_axis():
     assert cp.axis == "grid"
     assert cp.period is not None and cp.period.text == "calendar year 1935"
     assert {c.axis for c in periods.values()} == {"grid"}
+
+
+def test_misread_month_heads_take_their_place_in_the_run():
+    # 1940-05 p20 as tesseract reads it: "Fed." for Feb., "Ang." for Aug.
+    heads = [h.replace("Feb.", "Fed.").replace("Aug.", "Ang.") for h in CALENDAR_HEADS]
+    assert head_months(heads) == [*range(1, 13), 0]
+    # a word past recognition takes its place too; a word that is no month head does not
+    assert head_months([*CALENDAR_HEADS[:6], "Jvly", *CALENDAR_HEADS[7:]]) == [*range(1, 13), 0]
+    assert head_months([*CALENDAR_HEADS[:6], "Customs", *CALENDAR_HEADS[7:]]) is None
+
+
+def test_a_year_out_of_step_with_its_section_dates_no_cell():
+    # 1940-05 p20 as read: the "Expenditures" heading glued to a garbled 1935, then
+    # "1398" for 1939 and "1934" for 1940; the next section's 1935 does not confirm 1934
+    rows = ["1935", "1936", "Expenditures 193", "1936", "1937", "1398", "1934", "1935", "1936"]
+    sections = ["", "", "", "", "", "", "", "Excess", "Excess"]
+    grid = grid_periods(CALENDAR_HEADS, rows, "", sections)
+    assert grid is not None
+    dated = sorted({r for r, _ in grid})
+    assert dated == [0, 1, 3, 4, 7, 8]
+    assert grid[(4, 12)].text == "calendar year 1937"
