@@ -37,6 +37,7 @@ from pipeline.tables.line_kinds import (
     classify_line,
 )
 from pipeline.tables.lines import Chunk, Line, assign_lines, page_lines
+from pipeline.tables.month_grid import first_section
 from pipeline.tables.month_heads import month_run_heads
 from pipeline.tables.periods import read_period_words
 from pipeline.tables.preamble import read_preamble, unit_heads, unit_over_columns
@@ -513,6 +514,8 @@ def read_table(
         col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt,
         row_headings=parents, page_heading=page_heading, run_heads=garbled,
     )  # fmt: skip
+    grid = any(cp.axis == "grid" for cp in periods.values())
+    parents, stub_head = first_section(parents, labels, stub_head, grid)
     cells: list[dict] = []
     for row_idx, placed in enumerate(placed_rows):
         for col_idx, chunk in placed.items():

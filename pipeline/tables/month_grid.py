@@ -128,3 +128,28 @@ def grid_periods(
             else:
                 out[(r, c)] = _month(year - 1 if fiscal and m >= 7 else year, m)
     return out
+
+
+_HEADING = re.compile(r"[A-Z][A-Za-z'\u2019&,.\- ]{2,60}")
+
+
+def first_section(
+    parents: list[str], row_labels: list[str], stub_head: str, grid: bool
+) -> tuple[list[str], str]:
+    """(row parents, stub head) of a month grid whose first section heading was read as
+    its stub head: a grid prints no stub head, and the heading over its first year rows
+    ("Receipts", 1940-05 p20) sits where a stub head would. The first rows sit under it
+    while their years run on one by one; a row that breaks the run (the next section's
+    heading glued to its first year, "Expenditures 193") and every row after it keep
+    their own parents."""
+    if not grid or not _HEADING.fullmatch((stub_head or "").strip()):
+        return parents, stub_head
+    out = list(parents)
+    expected = None
+    for i, (parent, label) in enumerate(zip(parents, row_labels, strict=True)):
+        m = _YEAR_ROW.match(label or "")
+        year = int(m.group(1)) if m else None
+        if parent or year is None or (expected is not None and year != expected):
+            break
+        out[i], expected = stub_head.strip(), year + 1
+    return out, ""

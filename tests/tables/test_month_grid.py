@@ -101,3 +101,18 @@ def test_a_year_out_of_step_with_its_section_dates_no_cell():
     dated = sorted({r for r, _ in grid})
     assert dated == [0, 1, 3, 4, 7, 8]
     assert grid[(4, 12)].text == "calendar year 1937"
+
+
+def test_the_first_section_heading_read_as_a_stub_head_heads_the_first_rows():
+    from pipeline.tables.month_grid import first_section
+
+    # 1940-05 p20 as read: "Receipts" taken for the stub head, "Expenditures" glued to
+    # its garbled first year; only the first run of years sits under "Receipts"
+    labels = ["1935", "1936", "Expenditures 193", "1936", "1935", "1936"]
+    parents = ["", "", "", "", "Excess", "Excess"]
+    assert first_section(parents, labels, "Receipts", True) == (
+        ["Receipts", "Receipts", "", "", "Excess", "Excess"],
+        "",
+    )
+    assert first_section(parents, labels, "Receipts", False) == (parents, "Receipts")
+    assert first_section(parents, labels, "", True) == (parents, "")
