@@ -72,7 +72,12 @@ def load_gold(path: str | Path) -> list[dict]:
 
 
 def norm_label(text: str | None) -> str:
+    """A label as compared: case, spacing, edge punctuation and the typographic forms
+    of one mark ignored. Dashes fold to a hyphen; the curly apostrophe to the straight
+    one: tesseract reads the straight apostrophe of "Veterans'" as a curly one, and the
+    gold set transcribes either ("Respondents\u2019 own claims", 2006-12)."""
     text = (text or "").lower().replace("\u2014", "-").replace("\u2013", "-")
+    text = text.replace("\u2019", "'")
     text = re.sub(r"\s+", " ", text)
     return text.strip(" .,:;-*")
 

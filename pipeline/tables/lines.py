@@ -299,6 +299,10 @@ _DASH_FIGURE = re.compile(r"[-\u2013\u2014]+")  # a dash for zero (dots are lead
 _PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+[.,]?$|^[A-Z]{2,}[.,]?$")
 _EDGE_WORD = re.compile(r"^[A-Z]?[a-z]{3,}(\.{2,}.*)?$")  # "Disaster", "petroleum....."
 _LEADER_LETTERS = re.compile(r"^[ceosuvnwarzi]+$", re.IGNORECASE)  # "eeee", "ieee"
+# a possessive ("Veterans'", "Manufacturers'", "Employees'"): tesseract's confidence in
+# the whole word falls at its apostrophe, straight or curly (0-21 where the letters
+# around it read at 90 and more)
+_POSSESSIVE = re.compile(r"^[A-Z]?[a-z]{3,}['\u2019]s?$")
 
 
 def _inside_phrase(rows: list[dict], i: int, height: float, edges: bool) -> bool:
@@ -309,7 +313,11 @@ def _inside_phrase(rows: list[dict], i: int, height: float, edges: bool) -> bool
     ("Disaster Loan Corporation" at 18, "Other flags" at 17, "Crude petroleum....." at
     0, 1939-12), this only in a row that prints figures (``edges``; a garbled "Meoal
     year or month" kept in a stub head hides the kind of its years), and a phrase's
-    last word only before its leaders or figures. Dropped, it cut the label short with
+    last word only before its leaders or figures. A possessive opening a phrase is
+    kept in any line: it is no garble but a word whose apostrophe OCR doubts, and the
+    stub heading it opens ("Veterans' life insurance" over its year rows, 1940-05 p20
+    layout), left as "life insurance", named no series and, not read as a heading,
+    became the first line of the year row under it. Dropped, it cut the label short with
     nothing to say so; kept, the lexicon corrects or marks it."""
     text = (rows[i]["text"] or "").strip()
 
@@ -324,9 +332,12 @@ def _inside_phrase(rows: list[dict], i: int, height: float, edges: bool) -> bool
         return 0 <= a and b < len(rows) and rows[b]["x0"] - rows[a]["x1"] < 0.9 * height
 
     left, right = good(i - 1) and near(i - 1, i), good(i + 1) and near(i, i + 1)
+    possessive = bool(_POSSESSIVE.match(text))
     if left and right:
-        return bool(_PLAIN_WORD.match(text))
-    if not edges or not (left or right) or not _EDGE_WORD.match(text):
+        return bool(_PLAIN_WORD.match(text)) or possessive
+    if not (edges or possessive and right) or not (left or right):
+        return False
+    if not (_EDGE_WORD.match(text) or possessive):
         return False
     if any(re.search(r"\d", r["text"] or "") for r in rows[:i]):
         return False  # only the row's own label, left of its figures (not a side panel's)

@@ -54,11 +54,18 @@ def read_stub(
             prefix
             and is_period_row(label)
             and not is_period_row(prefix)  # "1990" over "Jan" is the row's year
-            and bool(_SECTION_HEAD.fullmatch(prefix))  # words, no "Add. 6/15/38)"
+            and bool(_WORDS.fullmatch(prefix))  # words, no "Add. 6/15/38)"
             and not continues_phrase(prefix, label)
         ):
             # a period does not wrap: the text over "1935" is a heading ("Receipts")
-            x_prefix = min(r.line.x0 for r in block.inner.get(row_idx, []))
+            over = block.inner.get(row_idx, [])
+            x_prefix = min(r.line.x0 for r in over)
+            if columns and max(r.line.x1 for r in over) < columns[0].x0:
+                # set in the stub, it heads the row: from where the row starts if it
+                # starts further right (its first word lost, "life insurance" of
+                # "Veterans' life insurance"); not a stray word out over the columns
+                # ("Pace" over "1940", 1948-05 p18)
+                x_prefix = min(x_prefix, min((c.x0 for c in row.label), default=row.line.x0))
             new_headings, prefix = [*new_headings, (strip_marks(prefix), x_prefix)], ""
         if not new_headings and _new_section(block, row_idx, height, pitch):
             stub.open = []
@@ -115,7 +122,16 @@ def _label_tails(block: Any, columns: list, height: float, pitch: float) -> dict
     return tails
 
 
-_SECTION_HEAD = re.compile(r"[A-Z][A-Za-z'&,.\- ]{2,60}")
+# A line of words: no figure, date or bracket ("Add. 6/15/38)" is a label's first line).
+# Words keep their apostrophe, straight or as OCR reads it, curly ("Veterans\u2019
+# services"), and a colon inside the line ("Less: Redemptions"): both head year rows in
+# the 1940-05 p20 layout, and read as the year row's first line they took its year. Over
+# a period row, which never wraps, the words may open in lower case: OCR lost the first
+# word of the heading ("life insurance"); as the row's first line, they took its year
+# and left the rows under it in the heading above (another series).
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'\u2019:&,.\- ]{2,60}")
+# ... and a section heading printed without a colon opens with a capital
+_SECTION_HEAD = re.compile(r"[A-Z][A-Za-z'\u2019:&,.\- ]{2,60}")
 
 
 def _continuation(inner: list) -> tuple[str, list[tuple[str, float]]]:

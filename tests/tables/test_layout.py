@@ -645,3 +645,63 @@ def test_a_word_read_at_low_confidence_inside_a_label_is_kept() -> None:
     assert labels == ["United States Housing Authority", "Federal Deposit Insurance Corporation",
                       "Rural Electrification Administration", "Disaster Loan Corporation",
                       "Other flags"]  # fmt: skip
+
+
+def test_headings_with_a_possessive_or_a_colon_head_their_year_rows() -> None:
+    """1940-05 p20 layout: a heading line per series over its year rows. "Veterans’"
+    opening "Veterans’ life insurance" came back at confidence 21 (the apostrophe) and
+    was dropped, and "Veterans’ services" and "Less: Redemptions" were no words to the
+    stub reader: each became the first line of the "1948" row's label, which lost its
+    year, and the rows under it their heading. A period row never wraps: the words over
+    it head it, also when they open in lower case ("receipts": the garbled "Meoal" is
+    still dropped), from where the row starts (not left in the heading above)."""
+    page = Page()
+    page.centred("Table 4.- Savings Bonds", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["Jan.", "Feb.", "Mar.", "Apr."], strict=True):
+        page.centred(head, x1 - 50, 430)
+    y = 430 + 1.5 * PITCH
+    for heading, weak in (("Veterans’ life insurance", 21.0), ("Veterans’ services", None),
+                          ("Less: Redemptions", None), ("Meoal receipts", 12.0)):  # fmt: skip
+        page.line_no += 1
+        x = LEFT
+        for k, word in enumerate(heading.split(" ")):
+            page._word(word, x, y, weak if k == 0 and weak else 95.0)
+            x += (len(word) + 1) * CW
+        y += PITCH
+        for year in ("1948", "1949"):
+            page.text(year + " " + "." * 6, LEFT + 40, y)
+            for x1 in COLS:
+                page.right("1,234", x1, y)
+            y += PITCH
+    tables, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert rows["row_label"].to_list() == ["1948", "1949"] * 4
+    assert rows["row_parent"].to_list() == [
+        *["Veterans’ life insurance"] * 2, *["Veterans’ services"] * 2,
+        *["Less: Redemptions"] * 2, *["receipts"] * 2,
+    ]  # fmt: skip
+
+
+def test_a_stray_word_over_the_columns_heads_no_year_rows() -> None:
+    """1948-05 p18: "Pace", OCR of a rule out over the value columns above the "1940" row,
+    is no heading of the year rows: they stand left of it, in no section (the heading
+    over a period row is set where the row starts only when it stands in the stub)."""
+    page = Page()
+    page.centred("Table 2.- Budget Receipts", 1275, 300)
+    page.centred("(In millions of dollars)", 1275, 360)
+    for x1, head in zip(COLS, ["Total", "Income", "Excise", "Other"], strict=True):
+        page.centred(head, x1 - 50, 430)
+    y = 430 + 1.5 * PITCH
+    for year in ("1940", "1941", "1942"):
+        if year == "1942":
+            page.text("Pace", COLS[1] - 4 * CW, y)
+            y += PITCH
+        page.text(year + " " + "." * 6, LEFT, y)
+        for x1 in COLS:
+            page.right("1,234", x1, y)
+        y += PITCH
+    tables, cells = _table(page)
+    rows = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
+    assert rows["row_label"].to_list() == ["1940", "1941", "1942"]
+    assert rows["row_parent"].to_list() == ["", "", ""]
