@@ -18,7 +18,7 @@ from datetime import timedelta
 from itertools import product
 
 from pipeline.tables.month_grid import grid_periods
-from pipeline.tables.month_heads import MISREAD
+from pipeline.tables.month_heads import MISREAD, misread_month_under_year
 from pipeline.tables.periods import (
     DAY_DATE,
     MONTH_WORD,
@@ -91,10 +91,18 @@ def _months(label: str, p: Period | None) -> int | None:
     return None
 
 
+_ESTIMATE_YEAR = re.compile(r"^\W*(18|19|20)\d\d\s*\((est|estimated)\.?\)\W*$", re.IGNORECASE)
+
+
 def _annual_year(label: str, p: Period | None) -> int | None:
     """An annual row's year (a bare year stub read as a year, fiscal year, calendar year or
-    year-end position), else None."""
-    if p is None or p is NOT_A_PERIOD or p.end is None or not _BARE_YEAR.match(label or ""):
+    year-end position, or a year's estimate: "1943 (Estimated)" between "1947" and "1949
+    (Estimated)" is a misread 1948, 1948-05 p18), else None."""
+    if p is None or p is NOT_A_PERIOD or p.end is None:
+        return None
+    if p.kind == "estimate" and _ESTIMATE_YEAR.match(label or ""):
+        return p.end.year
+    if not _BARE_YEAR.match(label or ""):
         return None
     return p.end.year if p.kind in ("year", "fiscal_year", "calendar_year", "as_of_date") else None
 
@@ -545,7 +553,10 @@ def axis_periods(
             NOT_A_PERIOD if h == MISREAD else h and parse_period(h, context, title_period)
             for h in run_heads
         ]
-        cols = [_with_head(p, h) for p, h in zip(cols, heads, strict=True)]
+        cols = [
+            h if misread_month_under_year(c, p, h) else _with_head(p, h)
+            for c, p, h in zip(col_labels, cols, heads, strict=True)
+        ]
     carried = carry_years(_month_row_years(spelled_month_rows(row_labels)))
     carried = title_month_days(carried, title, context)
     kinds = _heading_kinds(row_headings, len(row_labels))

@@ -5,6 +5,7 @@ Split out of :mod:`pipeline.tables.layout`, which finds the blocks and reads the
 
 from __future__ import annotations
 
+import re
 from statistics import median
 from typing import TYPE_CHECKING
 
@@ -109,9 +110,10 @@ def place_row(
     """The row label and the row's value chunks placed in columns (by right edge). A junk
     box (``is_junk_box`` at ``per_char``) is placed nowhere: the figures OCR merged into
     it cannot be told from the junk."""
-    label_parts = [c.text for c in row.label if not is_leader(c.text)]
+    label, figures = _garbled_figures_out(row, columns, height)
+    label_parts = [c.text for c in label if not is_leader(c.text)]
     placed: dict[int, Chunk] = {}
-    for chunk in row.values:
+    for chunk in figures:
         if chunk.x1 < columns[0].x0 - 0.5 * height and not chunk.is_number:
             label_parts.append(chunk.text)  # a label word OCR put past the leaders
             continue
@@ -127,6 +129,30 @@ def place_row(
         else:
             placed[col] = chunk
     return " ".join(label_parts), placed
+
+
+# a chunk OCR made of a figure: it holds a digit, or is as short as a figure's garble
+_FIGURE_GARBLE = re.compile(r"\d|^\S{1,4}$")
+
+
+def _garbled_figures_out(
+    row: RowLine, columns: list[Column], height: float
+) -> tuple[list[Chunk], list[Chunk]]:
+    """The row's label chunks and value chunks, with a figure OCR read as no number
+    ("in." for "131.4", 1941-01 p21; "a46" for "-46", 1941-01 p66; "ake" for "242",
+    1941-01 p69) moved from the label to the values. The line reader takes every word
+    before the first figure for the label, so such a figure in the first column ran
+    into the label ("May in."), which then named no month the gold or a question
+    knows. Only a chunk after the label's first, standing in the value columns (at or
+    right of the first column's left edge) and short or holding a digit: a label's own
+    words stand left of the figures."""
+    if not columns or len(row.label) < 2:
+        return list(row.label), list(row.values)
+    edge = columns[0].x0 - 0.5 * height
+    for k, chunk in enumerate(row.label[1:], start=1):
+        if chunk.x0 >= edge and _FIGURE_GARBLE.search(chunk.text.strip()):
+            return list(row.label[:k]), [*row.label[k:], *row.values]
+    return list(row.label), list(row.values)
 
 
 def _overlapping(chunk: Chunk, columns: list[Column]) -> int | None:

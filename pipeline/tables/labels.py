@@ -484,6 +484,7 @@ def repair_period_stub(labels: list[str]) -> tuple[list[str], list[tuple[str, st
             and (slip_cost(word, "est") <= SLIP_COST or _garbled_estimated(word))
         ):
             out[i] = f"{m.group(1)} ({'Est.' if len(word) <= 4 else 'Estimated'})"
+    _restore_new_year_rows(out)
     for i, label in enumerate(out):
         m = re.match(r"^(\d{4})(\s*)([-\u2013\u2014~]?)(\s*)([A-Za-z].*)$", (label or "").strip())
         glued = m and not (m.group(2) or m.group(3) or m.group(4))  # "1947July"
@@ -516,6 +517,43 @@ def _restore_month_row_years(out: list[str]) -> None:
         }
         if above & {year - 1, year}:
             out[i] = f"{m.group(1)}{year}{m.group(3)}{m.group(4)}"
+
+
+_GARBLED_YEAR_MONTH = re.compile(r"^(\s*)(\S{2,5}?)\s*[-\u2013\u2014~]\s*([A-Za-z]{3,9}\.?)$")
+
+
+def _month_and_year(label: str | None) -> tuple[int | None, int | None]:
+    """The month a month row names exactly and the year it prints (None: none read)."""
+    m = _PERIOD_STUB.match((label or "").strip())
+    if not m:
+        return None, None
+    year = m.group("year")
+    return _month_of(m.group("word")), int(year) if year and year.isdigit() else None
+
+
+def _restore_new_year_rows(out: list[str]) -> None:
+    """A January row whose year OCR garbled past reading ("WWO\u2014January" for
+    "1940-January", 1941-01 p21) under the December of a month run dated by a year
+    ("1939-December", or "Dec." under "1938-Nov.") is the next year's: a run prints the
+    year on its first row and on each January. The row below, if any, must be the
+    February; a January whose year the rows above do not give is left as read."""
+    for i, label in enumerate(out):
+        m = _GARBLED_YEAR_MONTH.match(label or "")
+        if not m or i == 0 or m.group(2).isdigit() or _month_of(m.group(3)) != 0:
+            continue
+        if i + 1 < len(out) and _month_and_year(out[i + 1])[0] != 1:
+            continue
+        k, month = i - 1, 12
+        while k >= 0:  # up the run, one month a row, to the row that prints its year
+            got, year = _month_and_year(out[k])
+            if got != month - 1:
+                break
+            if year is not None:
+                out[i] = f"{m.group(1)}{year + 1}-{m.group(3)}"  # the rows k..i-1: one year
+                break
+            if got == 0:
+                break  # a January prints its year: this one was not read
+            k, month = k - 1, got
 
 
 # --- dated rows of one month: "Feb. 7", "Feb. 14", ... (weekly figures) -------------

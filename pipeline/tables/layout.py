@@ -38,7 +38,7 @@ from pipeline.tables.line_kinds import (
 )
 from pipeline.tables.lines import Chunk, Line, assign_lines, page_lines
 from pipeline.tables.month_grid import first_section
-from pipeline.tables.month_heads import month_run_heads
+from pipeline.tables.month_heads import month_run_heads, spanner_text
 from pipeline.tables.periods import read_period_words
 from pipeline.tables.preamble import read_preamble, unit_heads, unit_over_columns
 from pipeline.tables.regions import page_regions
@@ -210,7 +210,7 @@ def page_tables(
             tables.append(table)
             cells += table_cells
             previous_title = table["title"]
-            previous_texts = [r.line.text for r in block.preamble]
+            previous_texts = [spanner_text(r.line) for r in block.preamble]
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells

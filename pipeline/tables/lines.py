@@ -55,10 +55,13 @@ _MONTH_KEYS = ("jan", "feb", "mar", "apr", "may", "jun", "june", "jul", "july", 
 
 
 def _month_like(text: str) -> bool:
+    """A word of a month head line within one letter of a month's abbreviation; a word of
+    two letters only with its stop ("ov." for "Nov." at confidence 0, the last column
+    of 1941-01 p69: dropped, the run ended a column short and the column named none)."""
     w = text.lower().rstrip(".")
     return (
         w.isalpha()
-        and 3 <= len(w) <= 4
+        and (3 <= len(w) <= 4 or (len(w) == 2 and text.endswith(".")))
         and any(Levenshtein.distance(w, k) <= 1 for k in _MONTH_KEYS)
     )
 
@@ -127,10 +130,20 @@ def _year_after_year_word(rows: list[dict]) -> list[dict]:
 
 
 # ... and so is a month spelt exactly, the stub of a dated row: "Feb." of "Feb. 7" came
-# back at confidence 22 (1940-05 p59), and the row was labelled by its day alone
-_MONTH_WORD = re.compile(
-    r"^(Jan|Feb|Mar|Apr|Aug|Sept?|Oct|Nov|Dec)\.,?$|^(January|February|March|April|May|June"
-    r"|July|August|September|October|November|December)[.,]?$"
+# back at confidence 22 (1940-05 p59), and the row was labelled by its day alone; with
+# the first dots of its leaders read into the word ("Nov..." at confidence 16, the last
+# month row of 1939-12 p63 "Net Movement of Gold", whose row was left with no label)
+_MONTH_NAMES_ALT = (
+    r"January|February|March|April|May|June|July|August|September|October|November|December"
+)
+_MONTH_SHORT_ALT = r"Jan|Feb|Mar|Apr|Aug|Sept?|Oct|Nov|Dec"
+_MONTH_WORD = re.compile(rf"^({_MONTH_SHORT_ALT})\.+,?$|^({_MONTH_NAMES_ALT})(\.+|,)?$")
+# ... and so is a month row's first word when its month is spelt exactly after a dash,
+# whatever OCR made of the year before it: "WWO—January" (confidence 1.5) for
+# "1940-January", 1941-01 p21; labels.repair_period_stub restores the year from the
+# December row above it
+_YEAR_DASH_MONTH = re.compile(
+    rf"^[^\s\-\u2013\u2014~]{{2,5}}[-\u2013\u2014~](({_MONTH_SHORT_ALT})\.|{_MONTH_NAMES_ALT})[.,]*$"
 )
 # Tokens that only ever stick to a figure next to them.
 _PREFIX_TOKENS = {"(", "-", "\u2212", "\u2013", "$", "r", "~"}
@@ -286,6 +299,7 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
                 or _KIND_WORD.match(text)
                 or _MONTH_WORD.match(text)
                 or (i == 0 and month_abbreviation_like(text))
+                or (i == 0 and figures and _YEAR_DASH_MONTH.match(text))
                 or (month_line and _month_like(text))
             )
         ]

@@ -219,6 +219,45 @@ def kind_of_years(texts: list[str]) -> dict[int, str]:
     return {y: k for y, k in out.items() if k}
 
 
+def misread_month_under_year(label: str, parsed: Period | None, head: Period | None) -> bool:
+    """A column head path whose last level is a month OCR garbled ("Hov.", "Deo.", "Oot.")
+    right under its year spanner ("Number of vessels / 1939 / Hov.", 1941-01 p69): the
+    path parses to the year alone, the month head run (``head``) to a month of that
+    year, and the garbled word is a misreading of that very month: the run's month."""
+    levels = [level.strip() for level in (label or "").split(" / ")]
+    if (
+        parsed is None
+        or head is None
+        or parsed.kind != "year"
+        or head.kind != "month"
+        or parsed.end is None
+        or head.start is None
+        or parsed.end.year != head.start.year
+        or len(levels) < 2
+        or not _YEAR.match(levels[-2])
+        or int(_YEAR.match(levels[-2]).group(1)) != head.start.year
+        or not _WORD.match(levels[-1])
+    ):
+        return False
+    return _misread_month(levels[-1], head.start.month - 1) is not None
+
+
+def spanner_text(line: Line) -> str:
+    """A head line's text with its heads set apart: words a gutter apart (over two
+    columns or more) are no phrase. "Calendar year" over the year columns and the
+    "1939" over the month columns beside them read "Calendar year 1939" as one line
+    (1941-01 p69): that names no year's kind, and 1938 under "Calendar year" is no
+    misreading of it."""
+    if not line.chunks:
+        return ""
+    heights = sorted(c.y1 - c.y0 for c in line.chunks)
+    gutter = 1.5 * heights[len(heights) // 2]
+    parts = [line.chunks[0].text]
+    for prev, chunk in zip(line.chunks, line.chunks[1:], strict=False):
+        parts.append((" | " if chunk.x0 - prev.x1 > gutter else " ") + chunk.text)
+    return "".join(parts)
+
+
 def month_run_heads(
     header_lines: list[Line], columns: list[Column], title: str, panel_texts: list[str] = ()
 ) -> list[str | None]:
@@ -245,7 +284,7 @@ def month_run_heads(
             if (m := _YEAR.match(c.text))
         ]
         out = dated_month_run(months, above, columns, texts)
-        kinds = kind_of_years(texts)
+        kinds = kind_of_years([title, *panel_texts, *(spanner_text(h) for h in header_lines)])
         dated = any(out)
         out = _named_year_slots(words, months, out, kinds)
         for c, w in enumerate(words):
