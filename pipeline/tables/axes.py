@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from itertools import product
 
+from pipeline.tables.balances import balance_days
 from pipeline.tables.month_grid import grid_periods
 from pipeline.tables.month_heads import MISREAD, misread_month_under_year
 from pipeline.tables.periods import (
@@ -30,7 +31,6 @@ from pipeline.tables.periods import (
     running_totals,
 )
 from pipeline.tables.stub_periods import (
-    balance_days,
     carry_years,
     debris_label,
     one_digit_off,

@@ -42,6 +42,7 @@ from pipeline.tables.month_heads import month_run_heads, spanner_text
 from pipeline.tables.periods import read_period_words
 from pipeline.tables.preamble import read_preamble, unit_heads, unit_over_columns
 from pipeline.tables.regions import page_regions
+from pipeline.tables.report_dates import report_dates
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 from pipeline.tables.stub_labels import read_stub
 from pipeline.tables.stub_panels import lost_stub_head, panel_stub_head
@@ -499,6 +500,7 @@ def read_table(
     labels, _ = repair_period_stub(labels)
     labels = repair_day_rows(labels)
     labels = extend_year_runs(repair_year_runs_by_section(footnoted_month_rows(labels), parents))
+    labels = report_dates(labels, block.body, columns, height, lexicon)
     # (words of four letters or more: a stub head's three-letter OCR debris does not
     # make the kind of its years doubtful; nor does a one-letter slip of a period word the
     # period reader reads anyway, "caleadar year or month", 1940-05 p73)

@@ -37,6 +37,8 @@ _YEAR_LIKE = re.compile(r"^((18|19|20)\d\d|\(\d{1,2}\))$")
 _HEAD_FIGURE = re.compile(r"^\d{1,2}(\s*-\s*\d{1,2})?$")
 _HEAD_WORD = re.compile(r"[A-Za-z]{3,}")
 _NOT_HEAD_WORD = re.compile(r"^(n\.?\s?a\.?|none|nil)$", re.IGNORECASE)
+# "n.a." (not available) in a figure column, as OCR reads its stops ("nea.", "nia.")
+_NOT_AVAILABLE = re.compile(r"^n[.,:;ei]\s?a[.,]?$", re.IGNORECASE)
 
 
 @dataclass
@@ -242,6 +244,14 @@ def split_label(
             and 1 <= int(chunk.text) <= 31
             and chunk.x0 - label[0].x1 < 2.5 * height
         )
+        # "n.a." a gutter past the label (or off the margin, under a blank stub) is the
+        # first column's entry, not a label word (1984-06 p75: "7/29/83 ....  n.a." read
+        # as the label "7/29/83 nea."; p76: a quarter's second line "n.a." as its label)
+        not_available = bool(_NOT_AVAILABLE.fullmatch(chunk.text.strip())) and (
+            chunk.x0 - (label[-1].x1 if label else margin) >= 2.5 * height
+        )
+        if not_available:
+            return label, chunks[i:]
         if not chunk.is_number or is_leader(chunk.text) or at_margin or in_label or leads or dated:
             label.append(chunk)
             continue

@@ -599,24 +599,3 @@ def restated_year(years: list[int | None], annual: list[int], rows: list[int]) -
         return False
     y = years[rows[0]]
     return y is not None and years[annual[k - 1]] == y - 1 and years[annual[k + 2]] == y + 1
-
-
-# a balance carried on a day, the day printed in its label ("Beginning balance, Sept. 30,
-# 1982", "Ending balance, Sept. 30, 1983")
-_BALANCE_ON_DAY = re.compile(
-    r"^\W*(beginning|ending|opening|closing)?\s*balances?\b.*\b\d{1,2},?\s+(18|19|20)\d\d\W*$",
-    re.IGNORECASE,
-)
-
-
-def balance_days(labels: list[str], parsed: list[Period | None]) -> list[Period | None]:
-    """The rows of a stub too few of whose rows name periods to date it by its rows
-    that state a balance on a day: that day, a position (1984-06 p88, Summary
-    Reconciliation of Gross Accounts and Loans Receivable: "Beginning balance, Sept. 30,
-    1982", then the year's "New receivables", "Repayments and reclassifications", "Amounts
-    written off", then "Ending balance, Sept. 30, 1983"). The rows between are flows over
-    a span no word of the table names the kind of: no period."""
-    return [
-        p if p is not None and p.kind == "as_of_date" and _BALANCE_ON_DAY.match(lb or "") else None
-        for lb, p in zip(labels, parsed, strict=True)
-    ]
