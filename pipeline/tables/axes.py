@@ -18,6 +18,7 @@ from datetime import timedelta
 from itertools import product
 
 from pipeline.tables.balances import balance_days
+from pipeline.tables.estimate_rows import estimates_after_actuals
 from pipeline.tables.month_grid import grid_periods
 from pipeline.tables.month_heads import MISREAD, misread_month_under_year
 from pipeline.tables.periods import (
@@ -30,6 +31,7 @@ from pipeline.tables.periods import (
     read_period_words,
     running_totals,
 )
+from pipeline.tables.security_rows import names_a_security
 from pipeline.tables.stub_periods import (
     carry_years,
     debris_label,
@@ -562,7 +564,7 @@ def axis_periods(
     kinds = _heading_kinds(row_headings, len(row_labels))
     rows = [
         NOT_A_PERIOD
-        if unread_month_row(r)
+        if unread_month_row(r) or names_a_security(row_labels[i])
         else parse_period(r, _kind_context(context, kinds[i]), title_period)
         for i, r in enumerate(carried)
     ]
@@ -570,6 +572,7 @@ def axis_periods(
         return "col", running_totals(cols, unit_line), title_period
     if _share(rows) >= _PERIOD_SHARE:
         checked = _chronological(row_labels, carried, _since_year(carried, rows), kinds)
+        checked = estimates_after_actuals(checked)
         rows = since_to_date(rows, checked)
         rows = running_totals(rows, unit_line)  # after the order check, which reads years
         if (

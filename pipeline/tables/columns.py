@@ -10,6 +10,7 @@ from statistics import median
 from typing import TYPE_CHECKING
 
 from pipeline.tables.headers import Column
+from pipeline.tables.labels import month_abbreviation_like
 from pipeline.tables.lines import Chunk, is_leader, merge_chunks
 from pipeline.tables.numbers import parse_number
 
@@ -110,10 +111,10 @@ def place_row(
     """The row label and the row's value chunks placed in columns (by right edge). A junk
     box (``is_junk_box`` at ``per_char``) is placed nowhere: the figures OCR merged into
     it cannot be told from the junk."""
-    label, figures = _garbled_figures_out(row, columns, height)
+    label, strays = split_strays(row.label, columns, height)
     label_parts = [c.text for c in label if not is_leader(c.text)]
     placed: dict[int, Chunk] = {}
-    for chunk in figures:
+    for chunk in [*strays, *row.values]:
         if chunk.x1 < columns[0].x0 - 0.5 * height and not chunk.is_number:
             label_parts.append(chunk.text)  # a label word OCR put past the leaders
             continue
@@ -131,28 +132,79 @@ def place_row(
     return " ".join(label_parts), placed
 
 
+def split_strays(
+    label: list[Chunk], columns: list[Column], height: float
+) -> tuple[list[Chunk], list[Chunk]]:
+    """The row's label chunks, and the chunks past them that are figures of the value
+    columns OCR read as no number.
+
+    The line reader takes every word before the first figure for the label, so a figure
+    misread as no number ran into it: "May in." ("131.4", 1941-01 p21; "a46" for "-46",
+    p66; "ake" for "242", p69), "1943 (Betimated) 8%" ("-869"), "October . ay wu" ("*",
+    ".4"), "1953 ™%,607" ("74,607"), "July. keg" ("429"), 1948-05 p17-p18 and 1953-09
+    p16: labels no reader prints, whose stub periods were lost with them. Such a
+    chunk, and every chunk right of it, goes to the values:
+
+    - a chunk after the label's first, right of the first column's left edge, short as
+      a figure's garble or holding a digit (not a day's one or two digits: "Feb. 7",
+      1940-05 p61);
+    - any chunk, the label's first too, standing a gutter past the chunk before it in
+      the extent of a value column (left of the column where it is set flush right on
+      one: "-5N7" for "-547"), when none of the chunks it takes is text a stub prints
+      (``_STUB_TEXT``). Where OCR lost the stub word itself ("1948-January" read as "ee"
+      at confidence 23, 1948-05 p18) the misread figure ("482" read as "s") is no label
+      either: the row's label is lost, not "s"."""
+    if not columns or not label:
+        return label, []
+    left = columns[0].x0 - 0.5 * height
+    prev = None
+    for k, chunk in enumerate(label):
+        text = chunk.text.strip()
+        if is_leader(text):
+            prev = chunk
+            continue
+        if k > 0 and chunk.x0 >= left and _FIGURE_GARBLE.search(text) and not _day(chunk):
+            return label[:k], label[k:]
+        gutter = prev is None or is_leader(prev.text) or chunk.x0 - prev.x1 >= 0.9 * height
+        in_column = any(col.x0 - height <= chunk.x1 <= col.x1 + height for col in columns)
+        flush = prev is not None and any(abs(chunk.x1 - c.align) <= 0.5 * height for c in columns)
+        if gutter and in_column and (chunk.x0 >= left or flush):
+            if all(_past_label(c) for c in label[k:]):
+                return label[:k], label[k:]
+        prev = chunk
+    return label, []
+
+
 # a chunk OCR made of a figure: it holds a digit, or is as short as a figure's garble
 _FIGURE_GARBLE = re.compile(r"\d|^\S{1,4}$")
+# what a stub prints past a gutter and a misread figure never is: a word of four letters
+# or more ("partially", "taxable", "regional", "Bond"), a month ("Aug. 1972", "May 1968
+# B" past the coupon "4-3/4" of a security, 1967-08 p77; "Dee." for "Dec."), a year as
+# printed or as a typewriter's comes back ("1943-51", "19k9"), a date ("2/15/53-55"), a
+# coupon or a rate ("1-3/8", "1.90%"), a footnote mark ("Oil-exporting countries 2/")
+_STUB_TEXT = re.compile(
+    r"[A-Za-z]{4}|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    r"|(18|19|20)\d\d|\b(1[89]|20)[\dhkgoOIlSB]{2}\b"
+    r"|(?<![\d,])\d{1,2}/\d\d|\d-\d/\d|\d\.\d+%|^\(?\d{1,2}/\)?$",
+    re.IGNORECASE,
+)
 
 
-def _garbled_figures_out(
-    row: RowLine, columns: list[Column], height: float
-) -> tuple[list[Chunk], list[Chunk]]:
-    """The row's label chunks and value chunks, with a figure OCR read as no number
-    ("in." for "131.4", 1941-01 p21; "a46" for "-46", 1941-01 p66; "ake" for "242",
-    1941-01 p69) moved from the label to the values. The line reader takes every word
-    before the first figure for the label, so such a figure in the first column ran
-    into the label ("May in."), which then named no month the gold or a question
-    knows. Only a chunk after the label's first, standing in the value columns (at or
-    right of the first column's left edge) and short or holding a digit: a label's own
-    words stand left of the figures."""
-    if not columns or len(row.label) < 2:
-        return list(row.label), list(row.values)
-    edge = columns[0].x0 - 0.5 * height
-    for k, chunk in enumerate(row.label[1:], start=1):
-        if chunk.x0 >= edge and _FIGURE_GARBLE.search(chunk.text.strip()):
-            return list(row.label[:k]), [*row.label[k:], *row.values]
-    return list(row.label), list(row.values)
+def _day(chunk: Chunk) -> bool:
+    """A number of one or two digits: the day the label took on purpose ("Feb. 7")."""
+    return chunk.is_number and len(re.findall(r"\d", chunk.text)) <= 2
+
+
+def _past_label(chunk: Chunk) -> bool:
+    """A chunk a misread figure of a value column may be, not text of the stub."""
+    text = chunk.text.strip()
+    if _STUB_TEXT.search(text) or any(
+        # a month set capitalised, however misread ("Dee."); not "nea." for "n.a."
+        w[:1].isupper() and month_abbreviation_like(w)
+        for w in text.split()
+    ):
+        return False
+    return not _day(chunk)
 
 
 def _overlapping(chunk: Chunk, columns: list[Column]) -> int | None:

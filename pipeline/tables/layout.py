@@ -21,6 +21,7 @@ from rapidfuzz.distance import Levenshtein
 from pipeline.tables.axes import cell_periods, position_heading, read_stub_head
 from pipeline.tables.columns import find_columns
 from pipeline.tables.continued import join_continued
+from pipeline.tables.estimate_rows import page_estimate_marks, restore_estimate_rows
 from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.kind_words import read_kind_words_by_width
 from pipeline.tables.labels import (
@@ -69,6 +70,8 @@ class TableBlock:
     body: list[RowLine] = field(default_factory=list)
     inner: dict[int, list[RowLine]] = field(default_factory=dict)  # text lines before body row i
     page_mid: float | None = None  # the middle of the page image, where titles are centred
+    # year -> the estimate mark the page prints after it (estimate_rows.page_estimate_marks)
+    estimate_marks: dict[int, str] = field(default_factory=dict)
 
 
 def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -163,8 +166,10 @@ def page_tables(
     previous_texts: list[str] = []  # the preamble lines of the table above
     first_title = min((r.mid for r in rows if r.kind == "title"), default=None)
     blocks = _fold_non_tables(split_tables(rows, pitch), height)
+    marks = page_estimate_marks([r.line.text for r in rows])
     for b in blocks:
         b.page_mid = width / 2 if width else None
+        b.estimate_marks = marks
     # a page head is printed above the page's first table; a unit line further down
     # belongs to the table under it, never to the tables after that one
     first_top = min((b.body[0].mid for b in blocks), default=0.0)
@@ -501,6 +506,7 @@ def read_table(
     labels = repair_day_rows(labels)
     labels = extend_year_runs(repair_year_runs_by_section(footnoted_month_rows(labels), parents))
     labels = report_dates(labels, block.body, columns, height, lexicon)
+    labels = restore_estimate_rows(labels, block.estimate_marks)
     # (words of four letters or more: a stub head's three-letter OCR debris does not
     # make the kind of its years doubtful; nor does a one-letter slip of a period word the
     # period reader reads anyway, "caleadar year or month", 1940-05 p73)

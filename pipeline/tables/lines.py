@@ -66,6 +66,21 @@ def _month_like(text: str) -> bool:
     )
 
 
+_LONG_MONTHS = ("january", "february", "march", "april", "august", "september", "october",
+                "november", "december")  # fmt: skip
+
+
+def _spelled_month_like(text: str) -> bool:
+    """A word one letter from a month spelt out in full (five letters or more), the
+    stub of a month row: "Decerber" came back at confidence 0 (1948-05 p18) and, dropped
+    as rule noise, left the row labelled by its misread first figure. Rule noise does
+    not spell a month's name to within a letter."""
+    w = text.lower().rstrip(".,")
+    return (
+        w.isalpha() and len(w) >= 5 and any(Levenshtein.distance(w, m) <= 1 for m in _LONG_MONTHS)
+    )
+
+
 # A year after "Year" whose last digit 1 OCR read as a bracket or rule ("Fiscal Year
 # 194]" in a title, 1941-01 p40): stripped as a rule, "194" named no year
 _BRACKET_ONE = re.compile(r"^((?:18|19|20)\d)[\]|]$")
@@ -300,6 +315,7 @@ def page_lines(words: pl.DataFrame) -> list[Line]:
                 or _MONTH_WORD.match(text)
                 or (i == 0 and month_abbreviation_like(text))
                 or (i == 0 and figures and _YEAR_DASH_MONTH.match(text))
+                or (i == 0 and _spelled_month_like(text))
                 or (month_line and _month_like(text))
             )
         ]

@@ -139,6 +139,9 @@ def _take_sign(s: str) -> tuple[bool, str]:
     s = s.strip()
     if s.startswith("(") and len(s) > 1:
         return True, s[1:].rstrip(")").strip()
+    if s[:2] == "~-" and len(s) > 2:
+        # the minus read twice, as a tilde and a dash ("~-100", 1967-08 p22 Table 7)
+        return True, s[2:].lstrip("$ ").strip()
     if s[:1] in ("-", "~") and len(s) > 1:
         return True, s[1:].lstrip("$ ").strip()
     if s.startswith("$"):

@@ -58,6 +58,7 @@ CASES = {
     "6h2": ("642", False, False, "", False),
     "(1,0h8)": ("-1048", True, False, "", False),
     "~25,898": ("-25898", True, False, "", False),
+    "~-100": ("-100", True, False, "", False),  # the minus read twice (1967-08 p22)
     "$1,234": ("1234", False, False, "", False),
 }
 

@@ -120,3 +120,15 @@ def test_a_month_rows_year_with_its_4_read_as_h_is_restored_when_the_run_vouches
     read = ["1938", "1939", "1939-Apr.", "May", "Nov.", "Dec.", "19h0-Jan.", "Feb."]
     assert repair_period_stub(read)[0][6] == "1940-Jan."
     assert repair_period_stub(["1934", "19h0-Jan.", "Feb."])[0][1] == "19h0-Jan."
+
+
+def test_a_row_opening_on_a_coupon_and_a_month_names_no_period() -> None:
+    """1967-08 p77-p78 (Interest-Bearing Public Marketable Securities by Issues): "4-3/4
+    May 1968 B", "4 Aug. 1970", "3-1/2 Nov. 1980" name a security by its coupon and
+    maturity; read as months they dated the holdings by when the notes mature."""
+    from pipeline.tables.security_rows import names_a_security
+
+    for label in ("4-3/4 May 1968 B", "4 Aug. 1970", "3-1/2 Nov. 1980", "2-1/2% Dec. 1967-72"):
+        assert names_a_security(label), label
+    for label in ("1967-July", "Feb. 7", "May", "1953-Jan.", "1954 (Est.)", "Sept. 30, 1940"):
+        assert not names_a_security(label), label
