@@ -75,6 +75,21 @@ def _several_years(fact: Fact) -> bool:
     return bool(p.start and p.end and (p.end - p.start).days > 366)
 
 
+def evenly_spaced(facts: tuple[Fact, ...] | list[Fact]) -> bool:
+    """Periods that end one same step apart (every month, quarter or year): the only
+    windows a statistic "over X through Y, one value per period" names exactly. A window
+    stitched from two volumes, one printing quarter ends and the other year ends ("the end
+    of December 2005 through the end of calendar year 2006": Dec., Mar., June, then Dec.
+    2006 with Sept. printed in neither, audit 2026-12-02), or one with a period missing,
+    counts a set of periods the question cannot say."""
+    ends = [f.period.end for f in facts]
+    if any(e is None for e in ends):
+        return False
+    months = [e.year * 12 + e.month for e in ends]  # type: ignore[union-attr]
+    steps = {b - a for a, b in zip(months, months[1:], strict=False)}
+    return len(steps) == 1 and steps.pop() > 0
+
+
 def _sample(rng: random.Random, candidates: list, k: int = PER_TABLE) -> list:
     """``k`` candidates, those a question can state exactly first (the others are
     drafted only to fill up, and are rejected with their reasons)."""
@@ -373,8 +388,9 @@ def multi_year_statistic(
     archive: Archive, table: StatementTable, rng: random.Random
 ) -> Iterator[TaskSpec]:
     """Mean, maximum or minimum of one series over three to five consecutive periods of
-    one kind; a window that leaves out a period the archive prints is rejected
-    (``incomplete_range``), never silently averaged over fewer periods."""
+    one kind, evenly spaced (:func:`evenly_spaced`); a window that leaves out a period the
+    archive prints is rejected (``incomplete_range``), never silently averaged over fewer
+    periods."""
     candidates = []
     for item in table.items:
         here = [f for p in table.periods if (f := table.fact(item, p)) is not None]
@@ -389,8 +405,9 @@ def multi_year_statistic(
         for width in (3, 4, 5):
             for start in range(len(facts) - width + 1):
                 window = tuple(facts[start : start + width])
-                # windows that touch this table, so each is proposed near its source
-                if any(f.table_id == table.table_id for f in window):
+                # windows that touch this table, so each is proposed near its source;
+                # one period apart each, or the question cannot say which periods count
+                if any(f.table_id == table.table_id for f in window) and evenly_spaced(window):
                     candidates.append(window)
     for inputs in _sample(rng, candidates):
         statistic = rng.choice(STATISTICS)
