@@ -327,7 +327,9 @@ class Layout:
     # head "Fiscal year or month") | sections (stub headings "Fiscal years:", "Calendar
     # years:", "Months:" over the rows they date, an estimate row last among the years) |
     # grid (a heading line per category over its year rows, "Jan." ... "Dec." and
-    # "Total" across: pipeline.synth.month_grid)
+    # "Total" across: pipeline.synth.month_grid) | report_dates ("7/29/83", a quarter
+    # end's date over three rows told apart by where the position is held, a text column
+    # right of the figures: pipeline.synth.date_groups)
     month_rows: str = "dated"
     wrap: bool = False  # long stub labels wrapped over two lines, some hyphenated
     headings: bool = False  # a heading line "Internal revenue:" over each group's rows
@@ -366,6 +368,12 @@ RECIPES: dict[str, Layout] = {
     # year's "Total" across, the last year through the latest month only. Printed where
     # a corpus names it (recipes=...), not in the cycle: see pipeline.synth.month_grid
     "month_grid": Layout("month_grid", month_rows="grid", leaders=True),
+    # 1984-06 p75 (Table FCP-IV-1, Nonbanking Firms' Positions): positions on report
+    # dates ("7/29/83 ....", one a month), a quarter end printing three rows under its
+    # date, held "Abroad", in the "United States" and (under a rule) "Worldwide", named
+    # by a "Position held in:" column right of the figures; "n.a." where a figure is not
+    # available. Printed where a corpus names it: see pipeline.synth.date_groups
+    "date_groups": Layout("date_groups", month_rows="report_dates", leaders=True),
 }
 # Series are laid out in rounds of RECIPE_ROUND series, the rounds taking the recipe sets
 # of CYCLE_ROUNDS in turn (a full cycle of RECIPE_CYCLE series prints every recipe of

@@ -8,6 +8,7 @@ Part of :mod:`pipeline.synth.statements`.
 from __future__ import annotations
 
 import calendar
+from dataclasses import replace
 from datetime import date
 
 from pipeline.synth.catalog import (
@@ -192,6 +193,8 @@ def row_pers(spec: SeriesSpec, year: int, month: int) -> list[Per]:
         return day_pers(last_month(year, month))
     if spec.layout.month_rows == "grid":
         return grid_months(last_month(year, month), spec.window)
+    if spec.layout.month_rows == "report_dates":
+        return report_date_pers(last_month(year, month), spec.window)
     if spec.layout.month_rows in ("fy_then_months", "sections"):
         return [p for _, pers in row_sections(spec, year, month) for p in pers]
     if spec.period_kind == "fy":
@@ -312,3 +315,35 @@ def day_pers(m: int) -> list[Per]:
         asof_per(date(y, mo, d), (f"{MONTHS[mo - 1]} {d}",), day_text(date(y, mo, d)))
         for d in (7, 14, 21, 28)
     ]
+
+
+HELD_IN = ("Abroad", "United States", "Worldwide")  # where a position is held (1984-06 p75)
+
+
+def report_date(m: int) -> date:
+    """The report date of month ``m``: its last weekday (1984-06 p75 reports July 1983 on
+    "7/29/83", a Friday, and December on "12/30/83")."""
+    d = month_end(m // 12, m % 12 + 1)
+    while d.weekday() >= 5:
+        d = date.fromordinal(d.toordinal() - 1)
+    return d
+
+
+def report_date_text(d: date) -> str:
+    """A report date as a stub of them prints it: "7/29/83"."""
+    return f"{d.month}/{d.day}/{d.year % 100:02d}"
+
+
+def report_date_pers(m: int, months: int) -> list[Per]:
+    """The positions a stub of report dates prints, top to bottom, through the last
+    complete month ``m``: one a month, held in the United States; a quarter end's held
+    abroad, then in the United States (its worldwide total, their sum, is no drawn
+    figure: :mod:`pipeline.synth.date_groups` adds it). Each is dimensioned by where it
+    is held, so the two positions of one date are two facts."""
+    out = []
+    for k in range(m - months + 1, m + 1):
+        d = report_date(k)
+        per = asof_per(d, (report_date_text(d),))
+        held = HELD_IN[:2] if k % 3 == 2 else HELD_IN[1:2]
+        out += [replace(per, dim=h, scale=1.0 if h == "Abroad" else 0.25) for h in held]
+    return out

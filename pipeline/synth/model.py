@@ -116,6 +116,7 @@ class PrintLine:
     text: str
     indent: float  # in indent steps
     row: int | None  # the body row whose figures sit on this line; None for text only
+    rule: bool = False  # a rule across the figure columns in place of text (a total's)
 
 
 @dataclass
@@ -141,6 +142,12 @@ class StatementTable:
     continued: bool = False
     part: int = 0  # 0 whole; 1 / 2 the parts of a table continued on the next page
     type_pt: float = 0.0  # the type size shared with the table beside it; 0: fitted alone
+    # a column of words right of the figures, its head and each body row's entry
+    # ("Position held in:" / "Abroad", 1984-06 p75); "" for none. No value column.
+    text_head: str = ""
+    row_texts: list[str] = field(default_factory=list)
+    # (row, column) printed "n.a.": no figure, so no cell of the grid
+    unavailable: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def col_labels(self) -> list[str]:
@@ -210,6 +217,8 @@ class StatementTable:
             tags.append("day_rows")
         if lay.month_rows == "grid":
             tags.append("month_grid")
+        if lay.month_rows == "report_dates":
+            tags.append("date_groups")
         if lay.half:
             tags.append("side_by_side")
         if lay.columns == "through":
@@ -236,6 +245,8 @@ class StatementTable:
 
     def printed_label(self, row: int) -> str:
         """A row's label as printed: its lines (joined by a newline) with any mark."""
+        if self.spec.layout.month_rows == "report_dates":  # a date printed once per group
+            return next(pl.text for pl in self.print_lines if pl.row == row)
         if self.spec.orientation != "cat_rows":
             return self.row_labels[row]
         ln = self.spec.lines[row]
@@ -244,10 +255,15 @@ class StatementTable:
             texts[-1] = f"{texts[-1]} {ln.mark}"
         return "\n".join(texts)
 
+    def cell_at(self, row: int, col: int) -> Cell:
+        """The cell of value column ``col`` in body row ``row`` (a row may skip a column:
+        a month grid's year in progress, an "n.a.")."""
+        return next(c for c in self.cells[row] if c.col_idx == col)
+
     def holds_as_printed(self, identity: Identity) -> bool:
         """Whether the printed figures satisfy the identity."""
-        total = self.cells[identity.total[0]][identity.total[1]].printed
-        return total == sum(self.cells[r][c].printed for r, c in identity.members)
+        total = self.cell_at(*identity.total).printed
+        return total == sum(self.cell_at(r, c).printed for r, c in identity.members)
 
 
 @dataclass(frozen=True)
@@ -269,6 +285,29 @@ class Revision:
     # same year printed under two headings is two facts
     row_parent: str = ""
     first_row_parent: str = ""
+
+
+def line_columns(spec: SeriesSpec) -> list[tuple[str, ...]]:
+    """The value columns of a statement printed with its periods down the stub, a column
+    per line: a group's members and its "Total" under the group's name (the subtotal's
+    label without its leading "Total"), each under the column unit where it has one."""
+    unit_level = (spec.column_unit,) if spec.column_unit else ()
+    group_of = {m: ln for ln in spec.lines if ln.kind == "subtotal" for m in ln.members}
+    out: list[tuple[str, ...]] = []
+    for ln in spec.lines:
+        if ln.kind == "member" and ln.label in group_of:
+            out.append(unit_level + (_group_name(group_of[ln.label]), ln.label))
+        elif ln.kind == "subtotal":
+            out.append(unit_level + (_group_name(ln), "Total"))
+        else:
+            out.append(unit_level + (ln.label,))
+    return out
+
+
+def _group_name(subtotal: Line) -> str:
+    """The spanning header of a group: its subtotal label without the leading 'Total'."""
+    name = subtotal.label.removeprefix("Total ")
+    return name[:1].upper() + name[1:]
 
 
 def paren_unit(unit: str) -> str:

@@ -34,6 +34,7 @@ HALF_W = (CONTENT_W - GUTTER) // 2  # the width of each of them
 BODY_PT = 11.0  # clear pages OCR nearly perfectly at this size
 BLUR_RANGE = {150: (0.7, 0.95), 120: (0.65, 0.9), 100: (0.7, 1.0), 80: (0.9, 1.3), 60: (1.1, 1.6)}
 MIN_BODY_PT = 8.0
+NOT_AVAILABLE = "n.a."  # printed where a figure is not available (1984-06 p75)
 
 FONT_DIR = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
 SERIF = "DejaVuSerif.ttf"
@@ -75,6 +76,8 @@ class TableBlock:
     height: int = 0
     width: int = CONTENT_W  # HALF_W for a table printed beside another
     title_lines: list[str] = field(default_factory=list)
+    text_w: int = 0  # the column of words right of the figures ("Position held in:")
+    text_lines: list[str] = field(default_factory=list)  # its head, wrapped
 
     @classmethod
     def fit(cls, table: StatementTable) -> TableBlock:
@@ -127,6 +130,8 @@ class TableBlock:
         num_w = [0.0] * n  # a month grid's current year prints its first months only
         for cell in (cell for row in t.cells for cell in row):
             num_w[cell.col_idx] = max(num_w[cell.col_idx], f.getlength(cell.text))
+        for _, c in t.unavailable:
+            num_w[c] = max(num_w[c], f.getlength(NOT_AVAILABLE))
         # a month grid's thirteen columns are as narrow as their figures and heads, set
         # close together (1940-05 p20): at the usual widths the stub would have no room
         grid = t.spec.layout.month_rows == "grid"
@@ -147,13 +152,20 @@ class TableBlock:
         )
         self.label_w = round(max(label_w, f.getlength("Fiscal year")))
         base_gap = round(f.getlength("M") * (0.8 if grid else 1.2))
-        natural = self.label_w + sum(self.col_w) + base_gap * n
+        side = 0  # the words right of the figures, a gutter from them
+        if t.text_head:  # as wide as its widest entry, its head wrapped to that
+            entries = [f.getlength(text) for text in t.row_texts]
+            head = max(f.getlength(w) for w in t.text_head.split())
+            self.text_w = round(max([*entries, head]))
+            self.text_lines = _wrap(t.text_head, f, self.text_w)
+            side = self.text_w + base_gap
+        natural = self.label_w + sum(self.col_w) + base_gap * n + side
         if natural > self.width:
             return False
         # Spread spare width over the column gaps (wide gutters, as in the printed bulletins).
         spare = self.width - natural
         self.gap = base_gap + min(spare // max(n, 1), 3 * base_gap)
-        self.label_w += self.width - (self.label_w + sum(self.col_w) + self.gap * n)
+        self.label_w += self.width - (self.label_w + sum(self.col_w) + self.gap * n + side)
         depth = max(len(p) for p in t.col_paths)
         self.tiers, self.tier_lines = [], []
         for level in range(depth - 1):
@@ -177,7 +189,9 @@ class TableBlock:
             if spans:
                 self.tiers.append(spans)
                 self.tier_lines.append(max(len(s[2]) for s in spans))
-        leaf_tier = max(max(len(x) for x in self.leaf_lines), len(self.stub_lines))
+        leaf_tier = max(
+            max(len(x) for x in self.leaf_lines), len(self.stub_lines), len(self.text_lines)
+        )
         self.header_lines = self.span_tier + leaf_tier
         note_lh = round(self.lh * 0.85)
         self.title_lines = self._title_lines()[0]
@@ -262,13 +276,21 @@ class TableBlock:
         for i, text in enumerate(self.stub_lines):
             stub_y = bottom - (len(self.stub_lines) - i) * lh
             draw.text((stub_x, stub_y), text, font=f, fill=0, anchor="ma")
+        text_x = right - self.text_w  # the words right of the figures
+        for i, text in enumerate(self.text_lines):
+            draw.text((text_x, bottom - (len(self.text_lines) - i) * lh), text, font=f, fill=0)
         y = bottom + lh // 6
         draw.line([(left, y), (right, y)], fill=0, width=rule)
         y += lh // 3
         for pl in t.print_lines:
             x = left + round(pl.indent * self.indent_px)
+            if pl.rule:  # over a total row, across the figure columns
+                x0 = self.col_right(left, 0) - self.col_w[0]
+                ry = y + lh // 2
+                x1 = self.col_right(left, len(t.col_paths) - 1)
+                draw.line([(x0, ry), (x1, ry)], fill=0, width=max(1, rule // 2))
             draw.text((x, y), pl.text, font=f, fill=0, anchor="la")
-            if t.spec.layout.leaders and pl.row is not None:
+            if t.spec.layout.leaders and pl.row is not None and pl.text:
                 self._draw_leader(
                     draw, x + f.getlength(pl.text), left + self.label_w + self.gap / 2, y
                 )
@@ -276,6 +298,12 @@ class TableBlock:
                 for cell in t.cells[pl.row]:
                     x = self.col_right(left, cell.col_idx)
                     draw.text((x, y), cell.text, font=f, fill=0, anchor="ra")
+                for r, c in t.unavailable:
+                    if r == pl.row:
+                        x = self.col_right(left, c)
+                        draw.text((x, y), NOT_AVAILABLE, font=f, fill=0, anchor="ra")
+                if t.text_head:
+                    draw.text((text_x, y), t.row_texts[pl.row], font=f, fill=0, anchor="la")
             y += lh
         draw.line([(left, y + lh // 8), (right, y + lh // 8)], fill=0, width=rule)
         box_bottom = y + lh // 8

@@ -45,7 +45,7 @@ def _template_for(seed: int, table_no: int) -> tuple[Template, int]:
 
 
 def _fits(recipe: str, template: Template) -> bool:
-    if recipe == "days":
+    if recipe in ("days", "date_groups"):  # positions on dates
         return template.stock
     if recipe == "quarters":
         return not template.stock and bool(template.groups)
@@ -128,6 +128,8 @@ def make_series(seed: int, table_no: int, recipe: str = "", cycle: int = 0) -> S
         period_kind, window = "day", 4
     elif layout.month_rows == "grid":  # three year rows under each heading
         period_kind, window = "month", 3
+    elif layout.month_rows == "report_dates":  # eight report dates, two or three quarter ends
+        period_kind, window = "day", 8
     elif layout.month_rows != "dated":  # years, then months (row_sections)
         period_kind, window = "fy", 0
     if layout.columns == "quarters":

@@ -22,10 +22,11 @@ table; a table continued on the next page; and a securities table whose maturity
 years are not periods; fiscal-year rows followed by month rows under "Fiscal year or
 month"; stub headings "Fiscal years:", "Calendar years:", "Months:" over the rows they
 date; a year-to-date column "1950 through February" among calendar-year and month
-columns; positions on the days of one month; two narrow tables side by side; and month
-grids (:mod:`pipeline.synth.month_grid`), the one layout the default cycle
-(``CYCLE_ROUNDS``) leaves out. Every printed period carries its true kind and dates
-(:class:`Per`), recorded in the truth; stock statements print positions on dates.
+columns; positions on the days of one month; two narrow tables side by side; month grids
+(:mod:`pipeline.synth.month_grid`) and report dates whose quarter ends print three rows
+(:mod:`pipeline.synth.date_groups`), the two layouts the default cycle (``CYCLE_ROUNDS``)
+leaves out. Every printed period carries its true kind and dates (:class:`Per`),
+recorded in the truth; stock statements print positions on dates.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from pipeline.synth.catalog import (  # noqa: F401
     Layout,
     Template,
 )
+from pipeline.synth.date_groups import build_date_groups_table
 from pipeline.synth.dates import (  # noqa: F401
     SECTION_HEADS,
     _ordinal,
@@ -78,7 +80,6 @@ from pipeline.synth.dates import (  # noqa: F401
 from pipeline.synth.model import (
     Cell,
     Identity,
-    Line,
     Per,
     PrintLine,
     Revision,
@@ -86,6 +87,7 @@ from pipeline.synth.model import (
     StatementTable,
     decimal_text,
     format_amount,
+    line_columns,
     paren_unit,
     stable_key,
 )
@@ -134,6 +136,8 @@ def build_table(
     """
     if spec.layout.month_rows == "grid":
         return build_grid_table(spec, volume, pers, values)
+    if spec.layout.month_rows == "report_dates":
+        return build_date_groups_table(spec, volume, pers, values)
     lines = spec.lines
     is_line_total = [ln.kind != "member" for ln in lines]
     identities: list[Identity] = []
@@ -211,15 +215,7 @@ def build_table(
             row_labels = [p.path[-1] for p in pers]
         row_indents = [0] * len(pers)
         row_kinds = ["period"] * len(pers)
-        col_paths = []
-        group_of = {m: ln for ln in lines if ln.kind == "subtotal" for m in ln.members}
-        for ln in lines:
-            if ln.kind == "member" and ln.label in group_of:
-                col_paths.append(unit_level + (_group_name(group_of[ln.label]), ln.label))
-            elif ln.kind == "subtotal":
-                col_paths.append(unit_level + (_group_name(ln), "Total"))
-            else:
-                col_paths.append(unit_level + (ln.label,))
+        col_paths = line_columns(spec)
         grid = []
         for r, p in enumerate(pers):
             vals = values[(p.dim, p.key)]
@@ -364,12 +360,6 @@ def split_continued(table: StatementTable) -> list[StatementTable]:
             )
         )
     return parts
-
-
-def _group_name(subtotal: Line) -> str:
-    """The spanning header of a group: its subtotal label without the leading 'Total'."""
-    name = subtotal.label.removeprefix("Total ")
-    return name[:1].upper() + name[1:]
 
 
 def misprint_digits(minor: int, rng: np.random.Generator) -> int:

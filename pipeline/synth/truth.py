@@ -46,8 +46,8 @@ TRUTH_TABLES_SCHEMA = {
     "page_head": pl.String,  # the unit line printed once at the head of the page, or ""
     # the layouts this table shows (pipeline.synth.statements.StatementTable.tags), e.g.
     # unit_title, quarters, year_to_date, cumulative, estimates, as_of, months,
-    # month_year_rows, month_grid, dims, not_a_period, wrapped, hyphenated, headings,
-    # label_marks, chart, continued, classic
+    # month_year_rows, month_grid, date_groups, dims, not_a_period, wrapped, hyphenated,
+    # headings, label_marks, chart, continued, classic
     "layout": pl.List(pl.String),
     "stub_head": pl.String,  # the head of the label column as printed
     "n_rows": pl.Int32,  # body rows (header lines excluded)
