@@ -24,6 +24,7 @@ from pipeline.tables.continued import join_continued
 from pipeline.tables.estimate_rows import page_estimate_marks, restore_estimate_rows
 from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.kind_words import read_kind_words_by_width
+from pipeline.tables.label_phrases import cut_label_phrases
 from pipeline.tables.labels import (
     clean_header_path,
     footnoted_month_rows,
@@ -458,6 +459,7 @@ def read_table(
     columns = find_columns(block.body, height)
     if not columns or _is_page_listing(block, columns):
         return None, []
+    block.body = cut_label_phrases(block.body, columns, height)
     # under a numbered title ("TABLE FFO-2") a second block on the page is a panel of
     # that table: its spanner line ("Net miscellaneous receipts") is no title of its own
     panel = bool(previous_title) and bool(split_title(previous_title).number)
