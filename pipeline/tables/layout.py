@@ -19,6 +19,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from pipeline.tables.axes import cell_periods, position_heading, read_stub_head
+from pipeline.tables.centred_labels import share_centred_labels
 from pipeline.tables.columns import find_columns
 from pipeline.tables.continued import join_continued
 from pipeline.tables.estimate_rows import page_estimate_marks, restore_estimate_rows
@@ -524,6 +525,7 @@ def read_table(
         col_labels, labels, parsed_title.name, stub_head, " ".join(unit_lines), stub_doubt,
         row_headings=parents, page_heading=page_heading, run_heads=garbled,
     )  # fmt: skip
+    share_centred_labels(block.body, height, labels, read_labels, parents, periods)
     grid = any(cp.axis == "grid" for cp in periods.values())
     parents, stub_head = first_section(parents, labels, stub_head, grid)
     cells: list[dict] = []
