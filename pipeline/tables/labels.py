@@ -390,10 +390,28 @@ def _lost_stub(label: str | None, month: int) -> bool:
     )
 
 
+# a stub word of four letters or fewer that names an item, not a month
+_SHORT_STUB_WORD = re.compile(r"total|\bnet\b|\bsum\b|\bavg|\bave\b|mean", re.IGNORECASE)
+
+
+def _unread_stub(label: str | None) -> bool:
+    """A stub OCR garbled past reading into a short word, "Food" (the lexicon's word for
+    "Fobd.." where "Feb.." is printed), "say" for "July", "Taso" for "June" (1940-05
+    p73): letters only, four at most, no month and no stub word ("Net", "Avg.")."""
+    text = (label or "").strip().rstrip(".")
+    return (
+        bool(re.fullmatch(r"[A-Za-z]{2,4}", text))
+        and _month_of(text) is None
+        and not _SHORT_STUB_WORD.search(text)
+    )
+
+
 def _fill_lost_month_runs(out: list[str], months: dict[int, int]) -> None:
     """Several stubs in a row OCR lost between two months exactly as many months apart
-    as rows ("Apr.", "M", "", "", "", "Sept.", 1939-12 p63): each takes its place's
-    month, unless a January (which prints its year) would fall among them."""
+    as rows ("Apr.", "M", "", "", "", "Sept.", 1939-12 p63), or garbled past reading
+    ("May.", "Taso", "say", "aug.", 1940-05 p73): each takes its place's month, unless
+    a January (which prints its year) would fall among them. As many rows as months
+    leave no row between for anything but a month (the period reader dates them so)."""
     i = 0
     while i < len(out):
         if i in months or i - 1 not in months:
@@ -407,7 +425,10 @@ def _fill_lost_month_runs(out: list[str], months: dict[int, int]) -> None:
             k < len(out)
             and (months[k] - first) % 12 == k - i + 1
             and all((first + j - i + 1) % 12 != 0 for j in range(i, k))
-            and all(_lost_stub(out[j], (first + j - i + 1) % 12) for j in range(i, k))
+            and all(
+                _lost_stub(out[j], (first + j - i + 1) % 12) or _unread_stub(out[j])
+                for j in range(i, k)
+            )
         )
         if fits:
             for j in range(i, k):
