@@ -12,17 +12,23 @@ row label.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 import polars as pl
-from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
 
 from pipeline.tables.axes import cell_periods, position_heading, read_stub_head
+from pipeline.tables.blocks import (
+    TableBlock,
+    fold_non_tables,
+    is_contents_page,
+    is_page_listing,
+    join_raised_labels,
+    split_tables,
+)
 from pipeline.tables.centred_labels import share_centred_labels
 from pipeline.tables.columns import find_columns
 from pipeline.tables.continued import join_continued
 from pipeline.tables.estimate_rows import page_estimate_marks, restore_estimate_rows
+from pipeline.tables.figure_units import dollar_figures, head_count_spanner, panel_without_unit
 from pipeline.tables.headers import Column, column_heads
 from pipeline.tables.kind_words import read_kind_words_by_width
 from pipeline.tables.label_phrases import cut_label_phrases
@@ -39,7 +45,7 @@ from pipeline.tables.line_kinds import (
     _line_pitch,
     classify_line,
 )
-from pipeline.tables.lines import Chunk, Line, assign_lines, page_lines
+from pipeline.tables.lines import Chunk, assign_lines, page_lines
 from pipeline.tables.month_grid import first_section
 from pipeline.tables.month_heads import month_run_heads, spanner_text
 from pipeline.tables.periods import read_period_words
@@ -52,28 +58,7 @@ from pipeline.tables.stub_panels import lost_stub_head, panel_stub_head
 from pipeline.tables.stub_periods import extend_year_runs, repair_year_runs_by_section
 from pipeline.tables.title_repairs import printed_page_offsets, settle_titles
 from pipeline.tables.titles import split_title
-from pipeline.tables.units import (
-    Unit,
-    count_spanner,
-    dollar_sign_amounts,
-    near_scale_word,
-    read_table_unit,
-    read_unit,
-    scale_free_note,
-    whole_dollar_figures,
-)
-
-
-@dataclass
-class TableBlock:
-    """One table found on a page: its preamble (title, unit, headers) and body rows."""
-
-    preamble: list[RowLine]
-    body: list[RowLine] = field(default_factory=list)
-    inner: dict[int, list[RowLine]] = field(default_factory=dict)  # text lines before body row i
-    page_mid: float | None = None  # the middle of the page image, where titles are centred
-    # year -> the estimate mark the page prints after it (estimate_rows.page_estimate_marks)
-    estimate_marks: dict[int, str] = field(default_factory=dict)
+from pipeline.tables.units import Unit, read_table_unit
 
 
 def build_tables(words: pl.DataFrame, pages: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -157,17 +142,17 @@ def page_tables(
     title is centred over its table or on the page).
     """
     lines = page_lines(words)
-    if not lines or _is_contents_page(lines):
+    if not lines or is_contents_page(lines):
         return [], []
     height = float(words.select((pl.col("y1") - pl.col("y0")).median()).item())
     margin = _left_margin(lines)
-    rows = _join_raised_labels([classify_line(line, margin, height) for line in lines], height)
+    rows = join_raised_labels([classify_line(line, margin, height) for line in lines], height)
     pitch = _line_pitch(rows, height)
     tables, cells = [], []
     previous_title = ""
     previous_texts: list[str] = []  # the preamble lines of the table above
     first_title = min((r.mid for r in rows if r.kind == "title"), default=None)
-    blocks = _fold_non_tables(split_tables(rows, pitch), height)
+    blocks = fold_non_tables(split_tables(rows, pitch), height)
     marks = page_estimate_marks([r.line.text for r in rows])
     for b in blocks:
         b.page_mid = width / 2 if width else None
@@ -208,8 +193,8 @@ def page_tables(
                 heading, stub_head_above=above, panel_texts=previous_texts,
             )  # fmt: skip
         if table is not None and table["unit_multiplier"] is None:
-            _dollar_figures(table, block, rows, text_layer)
-        if table is not None and tables and _panel_without_unit(table, block, previous_title):
+            dollar_figures(table, block, rows, text_layer)
+        if table is not None and tables and panel_without_unit(table, block, previous_title):
             # a panel under the table above (its title carried over, no unit of its own)
             # is in the unit of that table
             for key in ("unit", "unit_multiplier", "unit_source", "unit_printed"):
@@ -222,219 +207,6 @@ def page_tables(
             if table["unit_source"] == "unit_line":
                 own_units[table["unit_printed"]] = table["statement"]
     return tables, cells
-
-
-_SCALE_WORD = re.compile(r"\b(thousand|million|billion|trillion)s?\b", re.IGNORECASE)
-
-
-def _dollar_figures(table: dict, block: TableBlock, rows: list[RowLine], text_layer: bool) -> None:
-    """A table whose first row prints "$" on its amounts, whole or in cents, and above
-    which the page states no unit and no scale (no unit line, head or scale word over it
-    or in its rows): its figures are dollars (2022-09 p56, "$2,584,316,862,092"; 1939-12
-    p22, "$438,746"). A text layer loses no line, so no unit line can have been dropped.
-    On an OCR page a unit line may come back garbled past reading; the place under the
-    title must then be taken by a note that names no scale
-    (:func:`~pipeline.tables.units.scale_free_note`, 1939-12 p45), or show no trace of
-    one (:func:`_no_unit_line_trace`; 1941-01 p40, "$ 56,582" under a title and heads)."""
-    # (a "$" set apart before the first figure is read with the label)
-    texts = [c.text for c in block.body[0].line.chunks]
-    if not (dollar_sign_amounts(texts) and whole_dollar_figures(texts)):
-        return
-    bottom = block.body[-1].mid
-    # no scale named over the table or in its own rows ("$24,000 million" in prose)
-    scale_above = any(
-        r.mid <= bottom and (_SCALE_WORD.search(r.line.text) or read_unit(r.line.text) is not None)
-        for r in rows
-    )
-    # nor in a column head as read (1984-06 p96: "Amount (in millions)" over a column
-    # of the table beside, read with this one)
-    if scale_above or any(_SCALE_WORD.search(h) or near_scale_word(h) for h in table["col_labels"]):
-        return
-    if (
-        text_layer
-        or any(scale_free_note(r.line.text) for r in block.preamble)
-        or _no_unit_line_trace(block, rows)
-    ):
-        table.update(unit="dollars", unit_multiplier=1, unit_source="dollar_sign", unit_printed="$")
-
-
-def _no_unit_line_trace(block: TableBlock, rows: list[RowLine]) -> bool:
-    """Nothing over an OCR table reads like a unit line OCR garbled: no line set as one
-    (a unit line whose scale is unread, a line opening with a bracket: "(Ia mtllioas of
-    dollare)"), no word above the table's first row within three edits of a scale word
-    ("thcvsaads")."""
-    top = block.body[0].mid
-    return not any(
-        r.kind == "unit" or re.match(r"^\W{0,2}[(\[]", r.line.text) for r in block.preamble
-    ) and not any(r.mid < top and near_scale_word(r.line.text) for r in rows)
-
-
-def _panel_without_unit(table: dict, block: TableBlock, previous_title: str) -> bool:
-    """A table that took the title of the table above it (it prints none of its own) and
-    reads no unit: the lower panel of that table. Not when a head of its own names a
-    scale ("Amount (in millions)", 1984-06 p96): its columns are not all in that unit."""
-    return (
-        table["unit_multiplier"] is None
-        and bool(previous_title)
-        and table["title"] == previous_title
-        and not any(r.kind in ("title", "unit") for r in block.preamble)
-        and not any(_SCALE_WORD.search(h) or near_scale_word(h) for h in table["col_labels"])
-    )
-
-
-def _fold_non_tables(blocks: list[TableBlock], height: float) -> list[TableBlock]:
-    """A run of "body rows" without value columns (a running head "May 1948 ... 33" over
-    "TREASURY SURVEY ... 1948", or head lines that print counts, "5,886 commercial banks")
-    is no table: its lines are text above the next table, whose title and unit line may
-    stand above them. Without this the next table loses its title, and the page head is
-    taken to end at the running head."""
-    out: list[TableBlock] = []
-    carry: list[RowLine] = []
-    for block in blocks:
-        columns = find_columns(block.body, height)
-        if columns and not _is_page_listing(block, columns):
-            if carry:
-                block.preamble = carry + block.preamble
-                carry = []
-            out.append(block)
-            continue
-        carry += block.preamble
-        for i, row in enumerate(block.body):
-            carry += block.inner.get(i, []) + [RowLine(row.line, "text")]
-    return out
-
-
-def _join_raised_labels(rows: list[RowLine], height: float) -> list[RowLine]:
-    """A label with its leaders set a little above its figures ("01/05/22 ......" over
-    "7,692,822 7,858,251 ..." in a text layer) is one body row with them."""
-    out: list[RowLine] = []
-    for row in rows:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev.kind == "text"
-            and row.kind == "body"
-            # the figures' own "label" is only their first figure, taken at the margin
-            and all(c.is_number for c in row.label)
-            and re.search(r"(\.\s?){3,}$|\u2026$", prev.line.text)
-            and 0 < row.line.y0 - prev.line.y0 <= 1.5 * height
-            and prev.line.x1 <= row.line.x0
-        ):
-            line = Line(row.line.doc_id, row.line.page_no, prev.line.line_idx,
-                        prev.line.chunks + row.line.chunks)  # fmt: skip
-            out[-1] = RowLine(line, "body", list(prev.line.chunks), row.label + row.values)
-            continue
-        out.append(row)
-    return out
-
-
-def _is_contents_page(lines: list[Line]) -> bool:
-    """A contents page (a "Contents" heading): its page numbers are not a table."""
-    return any(
-        len(ln.text) <= 20 and fuzz.ratio(ln.text.strip().lower(), "contents") >= 85 for ln in lines
-    )
-
-
-def split_tables(rows: list[RowLine], pitch: float) -> list[TableBlock]:
-    """Runs of body rows; a title, unit line, header-like line or big gap ends a table.
-
-    A lone "body row" (a page number, a heading with a footnote digit) is not a table:
-    it is read again as plain text so the table below keeps its title.
-    """
-    blocks = _runs(rows, pitch)
-    lone = {id(b.body[0]) for b in blocks if len(b.body) < 2}
-    if not lone:
-        return blocks
-    rows = [RowLine(r.line, "text") if id(r) in lone else r for r in rows]
-    return _runs(rows, pitch)
-
-
-def _stub_headings_between(
-    current: TableBlock, pending: list[RowLine], row: RowLine, pitch: float
-) -> bool:
-    """A table goes on past a wide gap when only stub headings stand in it ("TOTAL ASSETS
-    PAYABLE / IN FOREIGN CURRENCIES:", 1940-05 p59): lines in the stub, left of every
-    figure of the rows above, no line more than the usual gap from the next."""
-    if not pending:
-        return False
-    # the amounts' left edge (a day "7" of "Feb. 7" may stand among the values)
-    amounts = [c.x0 for r in current.body for c in r.values if len(re.sub(r"\D", "", c.text)) >= 3]
-    if not amounts:
-        return False
-    # (a lone mark OCR made of a rule or a speck, "I", is no word of a heading)
-    words = [c for p in pending for c in p.line.chunks if len(re.findall(r"\w", c.text)) >= 2]
-    if not words or any(c.x1 >= min(amounts) for c in words):
-        return False
-    mids = [current.body[-1].mid, *(p.mid for p in pending), row.mid]
-    return all(b - a <= 4.5 * pitch for a, b in zip(mids, mids[1:], strict=False))
-
-
-_BAND_GAP = 12  # a section band may stand this many line pitches under the rows above
-
-
-def _band_word(row: RowLine) -> str | None:
-    """The first word of a section band line ("Series E", "Series H 5/"): one short
-    phrase opening on a word of four letters or more, no figure of three digits."""
-    chunks = row.line.chunks
-    if not chunks or len(row.line.text.split()) > 3 or any(c.is_number for c in chunks):
-        return None
-    first = chunks[0].text.split()[0] if chunks[0].text.split() else ""
-    return first.lower() if re.fullmatch(r"[A-Za-z]{4,}", first) else None
-
-
-def _section_band_between(
-    current: TableBlock, pending: list[RowLine], row: RowLine, pitch: float
-) -> bool:
-    """A table goes on past a wide gap at a band that opens a section of it the way its
-    own head opens its first one: 1953-09 p29 prints "Series E" centred under the heads,
-    then "Fiscal years:", "Calendar years:", "Months:" rows; far below, "Series H 5/"
-    centred the same way, then the same stub headings and rows. The band's first word is
-    the head band's (one OCR slip allowed, "Ssries"), set at the same place within two
-    text heights; after it only stub headings, none more than the usual gap apart."""
-    if not pending or not current.preamble:
-        return False
-    band = pending[0]
-    word = _band_word(band)
-    heads = [r for r in current.preamble[-3:] if r.kind == "text" and _band_word(r)]
-    height = band.line.y1 - band.line.y0
-    mid = (band.line.x0 + band.line.x1) / 2
-    twin = any(
-        Levenshtein.distance(word or "", _band_word(h) or "") <= 1
-        and abs((h.line.x0 + h.line.x1) / 2 - mid) < 2 * height
-        for h in heads
-    )
-    if word is None or not twin or band.mid - current.body[-1].mid > _BAND_GAP * pitch:
-        return False
-    rest = pending[1:]
-    amounts = [c.x0 for r in current.body for c in r.values if len(re.sub(r"\D", "", c.text)) >= 3]
-    if not amounts or any(c.x1 >= min(amounts) for p in rest for c in p.line.chunks):
-        return False  # a line reaching into the figures is a head, not a stub heading
-    mids = [band.mid, *(p.mid for p in rest), row.mid]
-    return all(b - a <= 4.5 * pitch for a, b in zip(mids, mids[1:], strict=False))
-
-
-def _runs(rows: list[RowLine], pitch: float) -> list[TableBlock]:
-    blocks: list[TableBlock] = []
-    current: TableBlock | None = None
-    pending: list[RowLine] = []  # non-body lines since the last body row
-    for row in rows:
-        if row.kind == "body":
-            gap_ok = current is not None and (
-                row.mid - current.body[-1].mid <= 4 * pitch
-                or _stub_headings_between(current, pending, row, pitch)
-                or _section_band_between(current, pending, row, pitch)
-            )
-            if current is not None and gap_ok and all(p.kind == "text" for p in pending):
-                if pending:
-                    current.inner[len(current.body)] = pending
-                current.body.append(row)
-            else:
-                current = TableBlock(preamble=pending, body=[row])
-                blocks.append(current)
-            pending = []
-        else:
-            pending.append(row)
-    return blocks
 
 
 def read_table(
@@ -458,7 +230,7 @@ def read_table(
     the preamble lines of the table above on the page; a second panel under its title
     reads what they say of the years its month heads run over."""
     columns = find_columns(block.body, height)
-    if not columns or _is_page_listing(block, columns):
+    if not columns or is_page_listing(block, columns):
         return None, []
     block.body = cut_label_phrases(block.body, columns, height)
     # under a numbered title ("TABLE FFO-2") a second block on the page is a panel of
@@ -498,7 +270,7 @@ def read_table(
         title = lexicon.correct(title)[0]
     parsed_title = split_title(title)
     unit = read_table_unit(title, unit_lines, col_labels, page_head or [], lexicon)
-    spanner = _count_spanner(block, header_lines, columns, col_labels, title, lexicon)
+    spanner = head_count_spanner(block, header_lines, columns, col_labels, title, lexicon)
     if not unit.known and spanner:
         unit = Unit("number", 1, "column_head", spanner)
     first = block.body[0].line
@@ -576,45 +348,6 @@ def read_table(
         "title_read": title_read,
     }
     return table, cells
-
-
-def _count_spanner(
-    block: TableBlock,
-    header_lines: list[RowLine],
-    columns: list[Column],
-    col_labels: list[str],
-    title: str,
-    lexicon: Lexicon | None,
-) -> str:
-    """The head line over all the others, "Number of ..." centred over all the value
-    columns, when no head line names a unit or a scale: the figures are counts. The
-    spanner may stand a gap above the heads under it (1941-01 p69: "Number of vessels"
-    over a rule, the years under it), where it is not read as a head line."""
-    if not header_lines:
-        return ""
-    if any(read_unit(r.line.text) or _SCALE_WORD.search(r.line.text) for r in header_lines):
-        return ""
-    if any(read_unit(c) for c in col_labels):
-        return ""
-    at = next((i for i, r in enumerate(block.preamble) if r is header_lines[0]), None)
-    tops = [header_lines[0]]
-    if at:
-        above = block.preamble[at - 1]
-        if above.kind == "text" and above.line.text.strip() not in title:
-            tops.insert(0, above)
-    for top in tops:
-        text = lexicon.correct(top.line.text)[0] if lexicon is not None else top.line.text
-        if count_spanner(text, top.line.x0, top.line.x1, (columns[0].x0, columns[-1].x1)):
-            return top.line.text
-    return ""
-
-
-def _is_page_listing(block: TableBlock, columns: list[Column]) -> bool:
-    """A contents page: one column of bare page numbers after long titles, not a table."""
-    if len(columns) != 1:
-        return False
-    figures = [c for r in block.body for c in r.values if c.is_number]
-    return all(re.fullmatch(r"\d{1,3}", c.text.strip()) for c in figures)
 
 
 def _take_first_label_lines(

@@ -2,7 +2,7 @@
 lines joined, whether they stand over the figures' line or under it, marks stripped,
 OCR slips corrected by the archive's lexicon) and the stub heading it sits under.
 
-Works on the body and inner lines of a ``layout.TableBlock``; ``columns.place_row``
+Works on the body and inner lines of a ``blocks.TableBlock``; ``columns.place_row``
 splits a row into label and placed figures.
 """
 

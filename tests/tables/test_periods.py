@@ -501,11 +501,11 @@ def test_a_month_row_near_the_annual_years_keeps_the_year_it_prints() -> None:
     """1948-05 p47 (Average Yields of Long-Term Bonds) prints annual rows 1933-1938, then
     "1942-Jan." in the first of three side-by-side panels: 1942 is three years past the
     annual rows, not a misread 1932."""
-    from pipeline.tables.axes import _month_row_years
+    from pipeline.tables.row_order import month_row_years
 
     labels = ["1933", "1934", "1935", "1936", "1937", "1938", "1942\u2014Jan", "Feb"]
-    assert _month_row_years(labels) == labels
-    assert _month_row_years(["1966", "1968 (Est.)", "1947-Jan", "Feb"])[2] == "1967-Jan"
+    assert month_row_years(labels) == labels
+    assert month_row_years(["1966", "1968 (Est.)", "1947-Jan", "Feb"])[2] == "1967-Jan"
 
 
 def test_a_numeric_date_on_a_security_is_a_maturity_and_two_digit_years_take_the_context() -> None:
