@@ -37,7 +37,7 @@ from pipeline.synth.model import (
     SeriesSpec,
     StatementTable,
     line_columns,
-    paren_unit,
+    printed_title,
     stable_key,
 )
 
@@ -112,9 +112,7 @@ def build_date_groups_table(
                     identities.append(Identity("col_total", (world, c), parts))
             if n < len(dates) - 1:
                 print_lines.append(PrintLine("", 0, None))
-    title = f"Table {spec.table_no}.- {spec.title}"
-    if spec.layout.unit_place == "title":
-        title = f"{title} {paren_unit(spec.unit)}"
+    title = printed_title(spec, spec.title)
     return StatementTable(
         spec=spec,
         volume=volume,

@@ -315,6 +315,13 @@ def paren_unit(unit: str) -> str:
     return unit if unit.startswith("(") else f"({unit})"
 
 
+def printed_title(spec: SeriesSpec, statement: str) -> str:
+    """The title as printed: "Table N.- <statement>", with the unit in parentheses where
+    the layout prints it in the title."""
+    title = f"Table {spec.table_no}.- {statement}"
+    return f"{title} {paren_unit(spec.unit)}" if spec.layout.unit_place == "title" else title
+
+
 def decimal_text(minor: int, decimals: int) -> str:
     """Exact decimal text of a value held in minor units, e.g. -12345, 1 -> "-1234.5"."""
     if minor == 0:

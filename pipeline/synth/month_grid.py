@@ -30,7 +30,7 @@ from pipeline.synth.model import (
     PrintLine,
     SeriesSpec,
     StatementTable,
-    paren_unit,
+    printed_title,
 )
 
 COL_PATHS = [(m,) for m in MONTHS] + [("Total",)]
@@ -89,9 +89,7 @@ def build_grid_table(
             for cell in grid[r]:
                 members = tuple((row_of[(m, year)], cell.col_idx) for m in ln.members)
                 identities.append(Identity(kind, (r, cell.col_idx), members))
-    title = f"Table {spec.table_no}.- {spec.title}"
-    if spec.layout.unit_place == "title":
-        title = f"{title} {paren_unit(spec.unit)}"
+    title = printed_title(spec, spec.title)
     return StatementTable(
         spec=spec,
         volume=volume,

@@ -88,7 +88,7 @@ from pipeline.synth.model import (
     decimal_text,
     format_amount,
     line_columns,
-    paren_unit,
+    printed_title,
     stable_key,
 )
 from pipeline.synth.month_grid import build_grid_table
@@ -273,9 +273,7 @@ def build_table(
     if spec.layout.month_rows == "days":  # the month the day rows fall in
         end = pers[-1].end
         statement = f"{spec.title} for {MONTH_NAMES[end.month - 1]} {end.year}"
-    title = f"Table {spec.table_no}.- {statement}"
-    if spec.layout.unit_place == "title":
-        title = f"{title} {paren_unit(spec.unit)}"
+    title = printed_title(spec, statement)
     return StatementTable(
         spec=spec,
         volume=volume,
