@@ -6,7 +6,8 @@ Layout of a release folder::
     MANIFEST.json                  sha256 of every other file
     CHANGELOG.md                   answer keys changed against the previous release
     data/qa/test.parquet           public QA tasks, no answers      (QA_PUBLIC_SCHEMA)
-    data/qa_examples/dev.parquet   public worked examples, with answers (QA_PUBLIC_SCHEMA + QA_ANSWER_SCHEMA)
+    data/qa_examples/dev.parquet   public worked examples, with answers
+                                   (QA_PUBLIC_SCHEMA + QA_ANSWER_SCHEMA)
     private/qa_answers.parquet     answer keys of data/qa/test      (QA_ANSWER_SCHEMA)
     oracles/<task_id>.py           one oracle program per task
 """
@@ -19,7 +20,9 @@ KNOWN_WRONG = pl.Struct({"value": pl.String, "reason": pl.String, "family": pl.S
 
 QA_PUBLIC_SCHEMA = {
     "task_id": pl.String,
-    "kind": pl.String,  # read_number | sum_rows | difference | change_between_periods | share_of_total | percent_change | multi_year_statistic
+    # read_number | sum_rows | difference | change_between_periods | share_of_total |
+    # percent_change | multi_year_statistic
+    "kind": pl.String,
     "question": pl.String,
     "unit": pl.String,  # e.g. "millions of dollars", "percent"
     "precision": pl.Int32,  # decimal places asked for

@@ -245,7 +245,9 @@ def test_a_scan_denser_than_the_render_is_rendered_at_its_own_density(store, tmp
     warehouse, blobs = store
     numbers = statement_numbers(8, rows=3)
     densities = [500, 350, 310, 150]
-    image_pdf(tmp_path / "synth_bulletin_1953_09.pdf", [statement_page(numbers, dpi=d) for d in densities])
+    image_pdf(
+        tmp_path / "synth_bulletin_1953_09.pdf", [statement_page(numbers, dpi=d) for d in densities]
+    )
     text_pdf(tmp_path / "synth_bulletin_1997_09.pdf", ["Receipts 1,234"])
     ingest_documents([("t", tmp_path)], warehouse, blobs)
     pages = build_pages(warehouse, blobs, render_dpi=300, workers=1)

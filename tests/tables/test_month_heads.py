@@ -197,9 +197,9 @@ def test_a_run_of_one_slip_month_words_is_read_without_an_exact_one() -> None:
 P79_PANEL2_WORDS = [
     ("aa", 1003, 1633, 1171, 1636), ("9", 1341, 1602, 1542, 1636), ("ato", 2090, 1598, 2238, 1636),
     ("1936", 581, 1643, 674, 1679), ("19%", 713, 1646, 772, 1679), ("Jen.", 822, 1646, 881, 1679),
-    ("eb.", 919, 1647, 972, 1667), ("age.", 1118, 1646, 1172, 1671), ("May", 1218, 1646, 1263, 1669),
-    ("dune", 1313, 1645, 1367, 1665), ("duly", 1410, 1645, 1467, 1669), ("Ave.", 1508, 1645, 1563, 1669),
-    ("dot.", 1710, 1646, 1763, 1667), ("Bor.", 1807, 1619, 1865, 1695), ("Deo.", 1908, 1619, 1960, 1695),
+    ("eb.", 919, 1647, 972, 1667), ("age.", 1118, 1646, 1172, 1671), ("May", 1218, 1646, 1263, 1669),  # noqa: E501
+    ("dune", 1313, 1645, 1367, 1665), ("duly", 1410, 1645, 1467, 1669), ("Ave.", 1508, 1645, 1563, 1669),  # noqa: E501
+    ("dot.", 1710, 1646, 1763, 1667), ("Bor.", 1807, 1619, 1865, 1695), ("Deo.", 1908, 1619, 1960, 1695),  # noqa: E501
     ("Jaa.", 2003, 1619, 2061, 1695), ("var.", 2201, 1645, 2255, 1666),
 ]  # fmt: skip
 P79_PANEL2_COLS = [
@@ -220,7 +220,7 @@ def test_a_second_panel_reads_its_month_years_from_the_subtitle_over_both() -> N
     short after its century. Without the subtitle nothing dates the run."""
     from pipeline.tables.headers import Column
     from pipeline.tables.lines import Chunk, Line, chunk_line
-    from pipeline.tables.month_heads import MISREAD, month_run_heads
+    from pipeline.tables.month_heads import month_run_heads
 
     # two head lines as OCR grouped them (the spanner line, then the heads)
     lines = [
@@ -228,7 +228,7 @@ def test_a_second_panel_reads_its_month_years_from_the_subtitle_over_both() -> N
         for n, words in enumerate((P79_PANEL2_WORDS[:3], P79_PANEL2_WORDS[3:]))
     ]
     cols = [Column(x0, x1, x1) for x0, x1 in P79_PANEL2_COLS]
-    title = "Vessels Cleared from the United States, Direct for Foreign Ports, Classified by Nationality"
+    title = "Vessels Cleared from the United States, Direct for Foreign Ports, Classified by Nationality"  # noqa: E501
     above = [title, "Calendar Years 1938 and 1939, and first quarter. 1940"]
     heads = month_run_heads(lines, cols, title, above)
     assert heads[:2] == ["Calendar year 1938", "Calendar year 1939"]
@@ -350,7 +350,9 @@ def test_a_year_head_one_digit_off_the_runs_year_takes_the_runs_reading() -> Non
     head = parse_period("Calendar year 1938")
     got = _with_head(parse_period("1936"), head)
     assert got is not None and (got.kind, got.start, got.end) == (
-        "calendar_year", date(1938, 1, 1), date(1938, 12, 31)
+        "calendar_year",
+        date(1938, 1, 1),
+        date(1938, 12, 31),
     )
     assert _with_head(parse_period("1926"), head) is None
     assert _with_head(parse_period("January 1936"), head) is None

@@ -22,19 +22,19 @@ CASES = [
         "Fiscal years",
         None,
         ("fiscal_year", D(1962, 7, 1), D(1963, 6, 30), "fiscal year 1963"),
-    ),  # noqa: E501
+    ),
     (
         "1984",
         "Fiscal year",
         None,
         ("fiscal_year", D(1983, 10, 1), D(1984, 9, 30), "fiscal year 1984"),
-    ),  # noqa: E501
+    ),
     (
         "Calendar year 2005 r (1)",
         "",
         None,
         ("calendar_year", D(2005, 1, 1), D(2005, 12, 31), "calendar year 2005"),
-    ),  # noqa: E501
+    ),
     ("1963", "", None, ("year", None, D(1963, 12, 31), "1963")),
     # "due from" names a debtor, not a maturity (1984-06 p88, a title over "Accounts
     # receivable", "Percent of total")
@@ -50,56 +50,56 @@ CASES = [
         "",
         None,
         ("quarter", D(2010, 10, 1), D(2010, 12, 31), "the October–December 2010 quarter"),
-    ),  # noqa: E501
+    ),
     (
         "Third quarter 2016, April-June",
         "",
         None,
         ("quarter", D(2016, 4, 1), D(2016, 6, 30), "the April–June 2016 quarter"),
-    ),  # noqa: E501
+    ),
     (
         "2006 / July through Sept. p (12)",
         "",
         None,
         ("quarter", D(2006, 7, 1), D(2006, 9, 30), "the July–September 2006 quarter"),
-    ),  # noqa: E501
+    ),
     (
         "2006 / Jan. through Sept. (11)",
         "",
         None,
         ("year_to_date", D(2006, 1, 1), D(2006, 9, 30), "January–September 2006"),
-    ),  # noqa: E501
+    ),
     (
         "This fiscal year to date / Trust funds (3)",
         "",
         JUNE_2016,
         ("year_to_date", D(2015, 10, 1), D(2016, 6, 30), "fiscal year 2016 through June 2016"),
-    ),  # noqa: E501
+    ),
     (
         "Prior fiscal year to date / Trust funds (7)",
         "",
         JUNE_2016,
         ("year_to_date", D(2014, 10, 1), D(2015, 6, 30), "fiscal year 2015 through June 2015"),
-    ),  # noqa: E501
+    ),
     (
         "From inception to Oct. 31, 1939",
         "",
         None,
         ("cumulative_to_date", None, D(1939, 10, 31), "cumulative to October 31, 1939"),
-    ),  # noqa: E501
+    ),
     (
         "Sept. 30, 1940",
         "",
         None,
         ("as_of_date", D(1940, 9, 30), D(1940, 9, 30), "September 30, 1940"),
-    ),  # noqa: E501
+    ),
     ("06/28/06", "", None, ("as_of_date", D(2006, 6, 28), D(2006, 6, 28), "June 28, 2006")),
     (
         "2009 / Sept.",
         "Total Claims by Country [Position at end of period]",
         None,
         ("as_of_date", D(2009, 9, 30), D(2009, 9, 30), "the end of September 2009"),
-    ),  # noqa: E501
+    ),
     (
         "2020",
         "End of fiscal year or month",
@@ -110,19 +110,19 @@ CASES = [
             D(2020, 9, 30),
             "the end of fiscal year 2020 (September 30, 2020)",
         ),
-    ),  # noqa: E501
+    ),
     (
         "1968 estimate",
         "Fiscal year",
         None,
         ("estimate", D(1967, 7, 1), D(1968, 6, 30), "the fiscal year 1968 estimate"),
-    ),  # noqa: E501
+    ),
     (
         "1967-January",
         "Fiscal year or month",
         None,
         ("month", D(1967, 1, 1), D(1967, 1, 31), "January 1967"),
-    ),  # noqa: E501
+    ),
     ("Loans", "", None, None),
     # 1939-12 p45, 2011-09 FD-5, 1997-09 FCP, 1940-05 p73: real heads added with the gold set
     (
@@ -130,31 +130,31 @@ CASES = [
         "",
         None,
         ("year_to_date", D(1939, 7, 1), D(1939, 10, 31), "fiscal year 1940 through October 1939"),
-    ),  # noqa: E501
+    ),
     (
         "1996 - Oct.",
         "Monthly Report of Major Market Participants Report Purchased date (1)",
         None,
         ("as_of_date", D(1996, 10, 31), D(1996, 10, 31), "the end of October 1996"),
-    ),  # noqa: E501
+    ),
     (
         "1939-Apr.",
         "Components of Silver Monetary Stock",
         None,
         ("as_of_date", D(1939, 4, 30), D(1939, 4, 30), "the end of April 1939"),
-    ),  # noqa: E501
+    ),
     (
         "1950",
         "Fiecal yoer or manth",
         None,
         ("fiscal_year", D(1949, 7, 1), D(1950, 6, 30), "fiscal year 1950"),
-    ),  # noqa: E501
+    ),
     (
         "Corporate bonds / 2006 / 2006 / Jan. through Sept.",
         "",
         None,
         ("year_to_date", D(2006, 1, 1), D(2006, 9, 30), "January–September 2006"),
-    ),  # noqa: E501
+    ),
 ]
 
 
@@ -227,7 +227,7 @@ def test_year_stub_misreads_restored_from_their_neighbours() -> None:
         "1963",
         "1964",
         "1965.",
-    ]  # noqa: E501
+    ]
     assert repair_year_run(read)[8:] == ["1966-July", "Aug."]
     # months between years, a total row, and item stubs are left alone
     assert repair_year_run(["1958", "1959", "Jan.", "Feb.", "1962"])[2:4] == ["Jan.", "Feb."]
@@ -425,16 +425,17 @@ def test_a_heading_naming_one_day_of_several_years_dates_the_year_columns_under_
     receivable / 1983", ".. / 1982": each column is a position on Sept. 30 of its year.
     A table with a title that names its own period keeps it; a year the heading does
     not name keeps its own (undecided) reading."""
-    from datetime import date
 
     from pipeline.tables.axes import cell_periods, position_heading
 
-    heading = "SUMMARY OF ACCOUNTS AND LOANS RECEIVABLE DUE FROM THE PUBLIC, AS OF SEPT. 30, 1983 AND 1982"
+    heading = "SUMMARY OF ACCOUNTS AND LOANS RECEIVABLE DUE FROM THE PUBLIC, AS OF SEPT. 30, 1983 AND 1982"  # noqa: E501
     assert position_heading(["76", heading]) == heading
     cols = ["Accounts receivable / 1983", "Accounts receivable / 1982",
             "Loans receivable / 1983", "Loans receivable / 1981"]  # fmt: skip
     title = "Accounts and Loans Receivable by Agency"
-    got = cell_periods(cols, ["Legislative branch", "Judiciary"], title, "Agency", page_heading=heading)
+    got = cell_periods(
+        cols, ["Legislative branch", "Judiciary"], title, "Agency", page_heading=heading
+    )
     assert [got[(0, c)].period.key for c in range(3)] == [
         ("as_of_date", "1983-09-30", "1983-09-30"),
         ("as_of_date", "1982-09-30", "1982-09-30"),
@@ -442,7 +443,9 @@ def test_a_heading_naming_one_day_of_several_years_dates_the_year_columns_under_
     ]
     assert got[(0, 3)].period.kind == "year"
     # a title with a period of its own is not dated by the heading
-    got = cell_periods(["1983", "1982"], ["Total"], "Receipts, fiscal years", "", page_heading=heading)
+    got = cell_periods(
+        ["1983", "1982"], ["Total"], "Receipts, fiscal years", "", page_heading=heading
+    )
     assert {got[(0, c)].period.kind for c in range(2)} == {"fiscal_year"}
 
 
@@ -866,7 +869,9 @@ def test_a_position_heading_over_the_page_dates_tables_whose_title_names_no_date
     # 1984-06 p88: one day of two years names no one date for the tables under it (see
     # test_a_heading_naming_one_day_of_several_years_dates_the_year_columns_under_it)
     two_years = "SUMMARY OF LOANS RECEIVABLE, AS OF SEPT. 30, 1983 AND 1982"
-    got = cell_periods(["Loans receivable"], ["Total"], "Aging Schedule", "", "", page_heading=two_years)
+    got = cell_periods(
+        ["Loans receivable"], ["Total"], "Aging Schedule", "", "", page_heading=two_years
+    )
     assert got == {} or got[(0, 0)].period is None
     heads = ["Insurance companies / 469 fire, casualty, and marine"]
     rows = ["Public marketable", "Certificates", "2-5/8 June"]
