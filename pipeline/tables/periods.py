@@ -484,8 +484,9 @@ def _between_dates(first: re.Match, last: re.Match, between: str = "", before: s
     is no period a question can name in one of the kinds."""
     start, end = _day(first), _day(last)
     spans = re.search(r"\b(through|thru|to)\b|[-\u2013\u2014]", between, re.IGNORECASE)
+    balance = None  # the first of two balance dates: the column is the change between them
     if spans and start is not None and start == month_end(start.year, start.month):
-        start = start + timedelta(days=1)  # from the close of March: from April 1
+        balance, start = start, start + timedelta(days=1)  # from the close of March: April 1
     if start is None or end is None or start.day != 1 or end != month_end(end.year, end.month):
         return NOT_A_PERIOD
     months = (end.year - start.year) * 12 + end.month - start.month + 1
@@ -496,6 +497,12 @@ def _between_dates(first: re.Match, last: re.Match, between: str = "", before: s
                 return to_date
         return NOT_A_PERIOD
     label = f"{_month_name(start.month)}–{_month_name(end.month)} {end.year}"
+    if balance is not None:
+        # a question names the change, not the quarter alone: over a table of balances
+        # "in the January-March 1997 quarter" reads as the balance at its end as well
+        # (audit 2026-12-02, 1997-09 ESF-1 "Dec. 31, 1996, through Mar. 31, 1997")
+        text = f"the change from {_day_text(balance)} to {_day_text(end)} (the {label} quarter)"
+        return Period("quarter", start, end, text)
     return Period("quarter", start, end, f"the {label} quarter")
 
 

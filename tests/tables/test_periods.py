@@ -475,6 +475,13 @@ def test_the_change_between_two_month_end_balances_is_the_quarter_after_the_firs
     assert (got.kind, got.start, got.end) == ("quarter", D(2022, 4, 1), D(2022, 6, 30))
     assert parse_period("Balances as of Mar. 31, 2022, and June 30, 2022") is NOT_A_PERIOD
     assert parse_period("Mar. 15, 2022, through June 30, 2022") is NOT_A_PERIOD
+    # a question names the change, not the quarter alone: over a table of balances "in
+    # the January-March 1997 quarter" reads as the balance at its end as well (audit
+    # 2026-12-02, 1997-09 ESF-1); a span from a first day is the quarter's flow
+    assert got.text == (
+        "the change from March 31, 2022 to June 30, 2022 (the April–June 2022 quarter)"
+    )
+    assert parse_period("Apr. 1, 2016, through June 30, 2016").text == "the April–June 2016 quarter"
 
 
 def test_an_item_spanner_starting_like_a_month_is_not_part_of_the_span() -> None:

@@ -281,6 +281,11 @@ def test_period_phrases_are_structured():
     assert read_period("fiscal year 1977").start.isoformat() == "1976-10-01"
     assert read_period("the end of June 1950").key == read_period("June 30, 1950").key
     assert read_period("the November–January 1950 quarter").start.isoformat() == "1949-11-01"
+    change = "the change from December 31, 1996 to March 31, 1997 (the January–March 1997 quarter)"
+    assert read_period(change).key == read_period("the January–March 1997 quarter").key
+    # the quarter in brackets must be the span between the two balance dates
+    wrong = "the change from December 31, 1996 to March 31, 1997 (the April–June 1997 quarter)"
+    assert read_period(wrong) is None
     assert read_period("the January–April 1950 quarter") is None
     assert read_period("1947").kind == "year"
     assert read_period("a while ago") is None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from pipeline.tables.periods import fiscal_year_bounds, month_end, month_number
 
@@ -52,6 +52,12 @@ _PERIOD_FORMS: tuple[tuple[str, str], ...] = (
     (
         "end_of_year",
         rf"the end of (fiscal|calendar) year ({_YEAR}) \(({_MONTH}) (\d{{1,2}}), ({_YEAR})\)",
+    ),
+    (
+        # the change between two balances (ESF-1 "Dec. 31, 1996, through Mar. 31, 1997")
+        "change",
+        rf"the change from ({_MONTH}) (\d{{1,2}}), ({_YEAR}) to ({_MONTH}) (\d{{1,2}}), ({_YEAR}) "
+        rf"\(the ({_MONTH}) ?{_DASH} ?({_MONTH}) ({_YEAR}) quarter\)",
     ),
     ("basis_year", rf"(fiscal|calendar) year ({_YEAR})"),
     ("quarter", rf"the ({_MONTH}) ?{_DASH} ?({_MONTH}) ({_YEAR}) quarter"),
@@ -124,6 +130,14 @@ def read_period(text: str) -> PeriodReading | None:
             return PeriodReading("estimate", *_year_bounds(g[0], int(g[1])), words)
         if form == "basis_year":
             return PeriodReading(f"{g[0].lower()}_year", *_year_bounds(g[0], int(g[1])), words)
+        if form == "change":
+            first = date(int(g[2]), month_number(g[0]), int(g[1]))
+            last = date(int(g[5]), month_number(g[3]), int(g[4]))
+            quarter = read_period(f"the {g[6]}-{g[7]} {g[8]} quarter")
+            start = first + timedelta(days=1)
+            if quarter is None or (quarter.start, quarter.end) != (start, last):
+                return None  # the quarter in brackets is not the span between the dates
+            return PeriodReading("quarter", start, last, words)
         if form == "quarter":
             first, last, year = month_number(g[0]), month_number(g[1]), int(g[2])
             if (last - first) % 12 != 2:
