@@ -15,13 +15,11 @@ from rapidfuzz.distance import Levenshtein
 
 from pipeline.tables.lexicon import SLIP_COST, slip_cost
 from pipeline.tables.periods import NOT_A_PERIOD, Period
+from pipeline.tables.row_order import ANNUAL_ROW
 from pipeline.tables.stub_periods import one_digit_off
 
 # a year with a word in parentheses after it: "1943 (Estimated)", "1954 (Est.)"
 _QUALIFIED_YEAR = re.compile(r"^(\W*)((?:18|19|20)\d\d)(\s*\(\s*[A-Za-z].*)$")
-# a row opening on a year that is no month row ("1947", "1967 p", "1949 (Estimated)"; not
-# "1947-July")
-_YEAR_ROW = re.compile(r"^\W*((?:18|19|20)\d\d)(?!\d)(?!\s*[-\u2013\u2014~]\s*[A-Za-z])")
 _ANNUAL_KINDS = ("fiscal_year", "calendar_year", "year")
 # the budget estimates the year in progress and the year after it
 MAX_YEARS_AHEAD = 2
@@ -82,8 +80,8 @@ def restore_estimate_years(labels: list[str]) -> list[str]:
     out = list(labels)
     for i in range(1, len(labels) - 1):
         m = _QUALIFIED_YEAR.match(labels[i] or "")
-        above = _YEAR_ROW.match(labels[i - 1] or "")
-        below = _YEAR_ROW.match(labels[i + 1] or "")
+        above = ANNUAL_ROW.match(labels[i - 1] or "")
+        below = ANNUAL_ROW.match(labels[i + 1] or "")
         if not (m and above and below):
             continue
         year, before, after = int(m.group(2)), int(above.group(1)), int(below.group(1))

@@ -21,19 +21,14 @@ import re
 from datetime import date
 
 from pipeline.tables.month_heads import month_run
-from pipeline.tables.periods import Period, fiscal_year_bounds, month_end, month_number
+from pipeline.tables.periods import MONTHS, Period, fiscal_year_bounds, month_end, month_number
+from pipeline.tables.row_order import BARE_MONTH, BARE_YEAR
+from pipeline.tables.stub_labels import SECTION_HEAD
 
-_MONTH_HEAD = re.compile(
-    r"^\W*(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]{0,6}\.?\W*$", re.I
-)
 _TOTAL_HEAD = re.compile(r"^\W*total\W*$", re.I)
-_YEAR_ROW = re.compile(r"^\W*((?:18|19|20)\d\d)\W*$")
 _FISCAL = re.compile(r"\bfiscal\b", re.I)
 _CALENDAR = re.compile(r"\bcalendar\b", re.I)
 _MIN_MONTHS = 6  # a run of at least six month heads, in order
-_MONTH_NAMES = (
-    "January February March April May June July August September October November December"
-).split()
 
 
 def head_months(col_labels: list[str]) -> list[int] | None:
@@ -49,7 +44,7 @@ def head_months(col_labels: list[str]) -> list[int] | None:
     heads = texts[:-1] if totals else texts
     if len(heads) < _MIN_MONTHS or len(heads) > 12:
         return None
-    if all(_MONTH_HEAD.match(t) for t in heads):
+    if all(BARE_MONTH.match(t) for t in heads):
         months = [month_number(re.sub(r"^\W+", "", t)) for t in heads]
     else:
         run = month_run([t or None for t in heads])
@@ -69,7 +64,7 @@ def _row_years(row_labels: list[str], sections: list[str]) -> list[int | None]:
     p20), and a year out of step with its section dates no cell."""
     printed: list[int | None] = []
     for label in row_labels:
-        m = _YEAR_ROW.match(label or "")
+        m = BARE_YEAR.match(label or "")
         printed.append(int(m.group(1)) if m else None)
     out: list[int | None] = []
     for i, year in enumerate(printed):
@@ -85,7 +80,8 @@ def _row_years(row_labels: list[str], sections: list[str]) -> list[int | None]:
 
 
 def _month(year: int, m: int) -> Period:
-    return Period("month", date(year, m, 1), month_end(year, m), f"{_MONTH_NAMES[m - 1]} {year}")
+    text = f"{MONTHS[m - 1].capitalize()} {year}"
+    return Period("month", date(year, m, 1), month_end(year, m), text)
 
 
 def _year(year: int, fiscal: bool) -> Period:
@@ -130,9 +126,6 @@ def grid_periods(
     return out
 
 
-_HEADING = re.compile(r"[A-Z][A-Za-z'\u2019&,.\- ]{2,60}")
-
-
 def first_section(
     parents: list[str], row_labels: list[str], stub_head: str, grid: bool
 ) -> tuple[list[str], str]:
@@ -142,12 +135,12 @@ def first_section(
     while their years run on one by one; a row that breaks the run (the next section's
     heading glued to its first year, "Expenditures 193") and every row after it keep
     their own parents."""
-    if not grid or not _HEADING.fullmatch((stub_head or "").strip()):
+    if not grid or not SECTION_HEAD.fullmatch((stub_head or "").strip()):
         return parents, stub_head
     out = list(parents)
     expected = None
     for i, (parent, label) in enumerate(zip(parents, row_labels, strict=True)):
-        m = _YEAR_ROW.match(label or "")
+        m = BARE_YEAR.match(label or "")
         year = int(m.group(1)) if m else None
         if parent or year is None or (expected is not None and year != expected):
             break

@@ -21,10 +21,10 @@ from pipeline.tables.stub_periods import debris_label, one_digit_off, restated_y
 
 _DAY = timedelta(days=1)
 
-_BARE_MONTH = re.compile(
+BARE_MONTH = re.compile(
     r"^\W*(jan|feb|mar|apr|may|june?|july?|aug|sept?|oct|nov|dec)[a-z]*\.?\W*$", re.I
 )
-BARE_YEAR = re.compile(r"^\W*(18|19|20)\d\d\W*$")
+BARE_YEAR = re.compile(r"^\W*((?:18|19|20)\d\d)\W*$")
 
 
 def _months(label: str, p: Period | None) -> int | None:
@@ -197,13 +197,15 @@ def chronological(
             if m is not None and not low <= (m - 1) // 12 <= high:
                 out[i] = NOT_A_PERIOD
     for i in range(len(labels) - 1):
-        if BARE_YEAR.match(labels[i] or "") and _BARE_MONTH.match(labels[i + 1] or ""):
+        if BARE_YEAR.match(labels[i] or "") and BARE_MONTH.match(labels[i + 1] or ""):
             out[i] = NOT_A_PERIOD
     return out
 
 
 _YEAR_MONTH_ROW = re.compile(r"^(\W*)((?:18|19|20)\d\d)(\s*[-\u2013\u2014~]\s*[A-Za-z].*)$")
-_ANNUAL_ROW = re.compile(r"^\W*((?:18|19|20)\d\d)(?!\d)(?!\s*[-\u2013\u2014~]\s*[A-Za-z])")
+# a row opening on a year that is no month row ("1947", "1967 p", "1949 (Estimated)"; not
+# "1947-July")
+ANNUAL_ROW = re.compile(r"^\W*((?:18|19|20)\d\d)(?!\d)(?!\s*[-\u2013\u2014~]\s*[A-Za-z])")
 
 
 def month_row_years(labels: list[str]) -> list[str]:
@@ -216,7 +218,7 @@ def month_row_years(labels: list[str]) -> list[str]:
     near the span (a side panel's "1942-Jan." beside annual rows 1933-1938, 1948-05
     p47), the row is left as read (and the order check finds it no period).
     """
-    annual = [int(m.group(1)) for label in labels if (m := _ANNUAL_ROW.match(label or ""))]
+    annual = [int(m.group(1)) for label in labels if (m := ANNUAL_ROW.match(label or ""))]
     if len(annual) < 2:
         return labels
     span = range(min(annual) - 1, max(annual) + 2)

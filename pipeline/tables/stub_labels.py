@@ -131,7 +131,7 @@ def _label_tails(block: Any, columns: list, height: float, pitch: float) -> dict
 # and left the rows under it in the heading above (another series).
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'\u2019:&,.\- ]{2,60}")
 # ... and a section heading printed without a colon opens with a capital
-_SECTION_HEAD = re.compile(r"[A-Z][A-Za-z'\u2019:&,.\- ]{2,60}")
+SECTION_HEAD = re.compile(r"[A-Z][A-Za-z'\u2019:&,.\- ]{2,60}")
 
 
 def _continuation(inner: list) -> tuple[str, list[tuple[str, float]]]:
@@ -153,7 +153,7 @@ def _continuation(inner: list) -> tuple[str, list[tuple[str, float]]]:
                 head, x = join_wrapped([first, head]), min(x, x_first)
             # a line of words standing alone over a heading is a section heading
             # printed without a colon ("Assets" over "U.S. dollars:", 2016-09 ESF-1)
-            if len(parts) == 1 and _SECTION_HEAD.fullmatch(parts[0][0]):
+            if len(parts) == 1 and SECTION_HEAD.fullmatch(parts[0][0]):
                 headings.append((strip_marks(parts[0][0]), parts[0][1]))
             headings.append((strip_marks(head), x))
             parts = []
