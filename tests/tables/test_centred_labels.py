@@ -18,13 +18,13 @@ from datetime import date
 
 import polars as pl
 
-from pipeline.ingest.schemas import PAGES_SCHEMA, WORDS_SCHEMA
 from pipeline.tables.centred_labels import shared_labels
 from pipeline.tables.columns import find_columns, split_strays
 from pipeline.tables.label_phrases import cut_label_phrases
 from pipeline.tables.layout import build_tables
 from pipeline.tables.line_kinds import classify_line
 from pipeline.tables.lines import assign_lines, page_lines
+from tests.tables.ocr_words import ocr_lines, ocr_page
 
 P97_LINES = [
     [
@@ -157,52 +157,10 @@ P97_LINES = [
 ]
 
 
-def _words(lines: list[list[tuple]]) -> pl.DataFrame:
-    rows = [
-        {
-            "doc_id": "d97",
-            "page_no": 97,
-            "word_no": len(lines[0]) * k + i,
-            "block_no": 1,
-            "line_no": k,
-            "text": text,
-            "x0": float(x0),
-            "y0": float(y0),
-            "x1": float(x1),
-            "y1": float(y1),
-            "conf": float(conf),
-            "source": "ocr",
-        }  # fmt: skip
-        for k, line in enumerate(lines)
-        for i, (text, x0, y0, x1, y1, conf) in enumerate(line)
-    ]
-    return pl.DataFrame(rows, schema=WORDS_SCHEMA)
-
-
-def _pages() -> pl.DataFrame:
-    return pl.DataFrame(
-        [
-            {
-                "doc_id": "d97",
-                "page_no": 97,
-                "image_sha256": "x",
-                "width_px": 2640,
-                "height_px": 3400,
-                "dpi": 300.0,
-                "text_layer_chars": 0,
-                "word_source": "ocr",
-                "blur_score": 1.0,
-                "quality": "clear",
-            }  # fmt: skip
-        ],
-        schema=PAGES_SCHEMA,
-    )
-
-
 def _stub(lines: list[list[tuple]]) -> tuple[list, list[str]]:
     """Body rows and their labels as the table reader makes them: label phrases cut at
     the value columns, misread figures out of the labels."""
-    words = assign_lines(_words(lines))
+    words = assign_lines(ocr_lines(lines, "d97", 97))
     body = [r for r in (classify_line(ln, 217.0, 25.0) for ln in page_lines(words))]
     body = [r for r in body if r.kind == "body"]
     columns = find_columns(body, 25.0)
@@ -234,7 +192,7 @@ def test_a_lost_month_between_two_months_is_no_restated_one() -> None:
 
 
 def test_both_lines_of_a_restated_period_are_its_rows() -> None:
-    _, cells = build_tables(_words(P97_LINES), _pages())
+    _, cells = build_tables(ocr_lines(P97_LINES, "d97", 97), ocr_page("d97", 97, size=(2640, 3400)))
     first = cells.filter(pl.col("col_idx") == 0).sort("row_idx")
     rows = [(r["row_label"], r["text"], r["period_end"]) for r in first.iter_rows(named=True)]
     end_1965, end_1966 = date(1965, 12, 31), date(1966, 12, 31)

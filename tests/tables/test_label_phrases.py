@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.ingest.schemas import WORDS_SCHEMA
 from pipeline.tables.columns import find_columns, split_strays
 from pipeline.tables.label_phrases import cut_label_phrases, main_columns
 from pipeline.tables.line_kinds import RowLine, classify_line
 from pipeline.tables.lines import assign_lines, page_lines
+from tests.tables.ocr_words import ocr_lines
 
 P73_LINES = [
     [("June", 168, 2189, 223, 2229, 95), ("5,493", 564, 2198, 633, 2226, 80),
@@ -78,25 +78,7 @@ P51_LINES = [
 
 
 def _body(lines: list[list[tuple]], margin: float) -> tuple[list[RowLine], float]:
-    rows = [
-        {
-            "doc_id": "d",
-            "page_no": 1,
-            "word_no": 100 * k + i,
-            "block_no": 1,
-            "line_no": k,
-            "text": text,
-            "x0": float(x0),
-            "y0": float(y0),
-            "x1": float(x1),
-            "y1": float(y1),
-            "conf": float(conf),
-            "source": "ocr",
-        }  # fmt: skip
-        for k, line in enumerate(lines)
-        for i, (text, x0, y0, x1, y1, conf) in enumerate(line)
-    ]
-    words = assign_lines(pl.DataFrame(rows, schema=WORDS_SCHEMA))
+    words = assign_lines(ocr_lines(lines))
     height = float(words.select((pl.col("y1") - pl.col("y0")).median()).item())
     body = [classify_line(line, margin, height) for line in page_lines(words)]
     assert all(r.kind == "body" for r in body)

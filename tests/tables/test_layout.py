@@ -5,9 +5,10 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from pipeline.ingest.schemas import PAGES_SCHEMA, WORDS_SCHEMA
+from pipeline.ingest.schemas import WORDS_SCHEMA
 from pipeline.tables.layout import build_tables
 from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
+from tests.tables.ocr_words import ocr_page
 
 CW, H, PITCH = 20.0, 30.0, 45.0  # char width, text height, line pitch (pixels at 300 dpi)
 LEFT = 200.0
@@ -59,23 +60,7 @@ class Page:
         return pl.DataFrame(self.rows, schema=WORDS_SCHEMA)
 
     def pages(self, quality: str = "clear") -> pl.DataFrame:
-        return pl.DataFrame(
-            [
-                {
-                    "doc_id": self.doc_id,
-                    "page_no": self.page_no,
-                    "image_sha256": "x",
-                    "width_px": 2550,
-                    "height_px": 3300,
-                    "dpi": 300.0,
-                    "text_layer_chars": 0,
-                    "word_source": "ocr",
-                    "blur_score": 1.0,
-                    "quality": quality,
-                }
-            ],
-            schema=PAGES_SCHEMA,
-        )
+        return ocr_page(self.doc_id, self.page_no, quality)
 
 
 COLS = [1100.0, 1400.0, 1700.0, 2000.0]  # right edges of the value columns

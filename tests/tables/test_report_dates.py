@@ -9,9 +9,9 @@ from datetime import date
 
 import polars as pl
 
-from pipeline.ingest.schemas import PAGES_SCHEMA, WORDS_SCHEMA
 from pipeline.tables.layout import build_tables
 from pipeline.tables.report_dates import name_date_groups, restore_lost_digit
+from tests.tables.ocr_words import ocr_page, ocr_words
 
 # The OCR words of the page's upper table as the warehouse holds them (text, x0, y0, x1,
 # y1, conf, line_no), from the table number to the last row ("1,602 ... Worldwide").
@@ -170,44 +170,7 @@ GOLD_LABELS = [
 
 
 def _p75() -> tuple[pl.DataFrame, pl.DataFrame]:
-    words = pl.DataFrame(
-        [
-            {
-                "doc_id": "d",
-                "page_no": 75,
-                "word_no": k,
-                "block_no": 1,
-                "line_no": line,
-                "text": text,
-                "x0": float(x0),
-                "y0": float(y0),
-                "x1": float(x1),
-                "y1": float(y1),
-                "conf": float(conf),
-                "source": "ocr",
-            }  # fmt: skip
-            for k, (text, x0, y0, x1, y1, conf, line) in enumerate(P75_WORDS)
-        ],
-        schema=WORDS_SCHEMA,
-    )
-    pages = pl.DataFrame(
-        [
-            {
-                "doc_id": "d",
-                "page_no": 75,
-                "image_sha256": "x",
-                "width_px": 2550,
-                "height_px": 3300,
-                "dpi": 300.0,
-                "text_layer_chars": 0,
-                "word_source": "ocr",
-                "blur_score": 1.0,
-                "quality": "clear",
-            }
-        ],  # fmt: skip
-        schema=PAGES_SCHEMA,
-    )
-    return build_tables(words, pages)
+    return build_tables(ocr_words(P75_WORDS, page_no=75), ocr_page(page_no=75))
 
 
 def test_the_rows_of_a_quarter_end_are_named_and_dated_by_their_date() -> None:
