@@ -185,6 +185,13 @@ def run_oracle_in_child(
     ``result_fd``. Never returns: the child ends with ``os._exit``."""
     message: dict[str, object]
     try:
+        try:
+            # Workflow checkers read workbooks: their bytes now, before no file is visible.
+            api.attach_workbooks(request.get("workbooks"))
+        except Exception as err:  # noqa: BLE001 - a missing file is this oracle's failure
+            error = _tail(f"WarehouseError: cannot attach the workbooks: {err}")
+            _write_all(result_fd, json.dumps({"kind": "error", "error": error}).encode())
+            return
         isolation = isolate_fn()
         # The worker's environment is already minimal; the oracle gets none at all.
         os.environ.clear()

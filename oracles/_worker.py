@@ -27,6 +27,7 @@ from functools import partial
 
 import oracles.api as api
 from oracles._child import Limits, build_facades, isolate, run_oracle_in_child
+from oracles._workbook import warm_up
 
 STDERR_TAIL = 4_000
 _MAX_MESSAGE = 8_000_000  # bytes of result JSON accepted from one child
@@ -165,6 +166,7 @@ def main() -> None:
     """Serve oracle requests from stdin until it closes."""
     # Children inherit the warm cache: read the warehouse once, drop Arrow objects.
     api.load_warehouse()
+    warm_up()  # workflow checkers read workbooks: load openpyxl's lazy modules now
     gc.collect()
     facades = build_facades()
     # Keep the collector off the warm objects, so children do not copy their pages.

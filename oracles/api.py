@@ -19,6 +19,15 @@ context (:func:`_fixed_context`), never in the oracle's: an oracle that installs
 one-digit context, or changes the default context, cannot make a failing identity hold
 or move its key or interval.
 
+Workflow checkers grade a workbook (see "Workbooks under test" below): the sandbox
+attaches the workbook under test and the task's input by path before the child is
+isolated (:func:`attach_workbooks`); the checker reads them with
+:func:`workbook_under_test` and :func:`workbook_blob` (by sha256, the digest verified),
+compares cells with :func:`check_cell` and :func:`kept_cell_failures`, and prints its
+verdict with :func:`emit_verdict` (``{"passed", "failures", ...}``; ``answer`` is
+``"1"`` for a pass, ``"0"`` for a fail, so the sandbox's ``answer``/``interval``
+contract holds).
+
 The warehouse folder comes from ``LEDGERFORGE_WAREHOUSE`` (the sandbox sets it) and
 is read once per process into plain Python dictionaries. Plain dictionaries, not
 Arrow or polars frames, because the sandbox forks a child per oracle from a warm
@@ -27,10 +36,11 @@ worker: the child must not touch libraries whose thread pools do not survive a f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import (
     MAX_EMAX,
@@ -49,6 +59,20 @@ from typing import ParamSpec, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from oracles._workbook import (
+    ABS_TOL,
+    REL_TOL,
+    CellView,
+    WorkbookReadError,
+    WorkbookView,
+    address_key,
+    compare,
+    formula_key,
+    normalize_format,
+    read_workbook_bytes,
+    same_content,
+)
+
 __all__ = [
     "D",
     "Decimal",
@@ -59,10 +83,17 @@ __all__ = [
     "UnconfirmedCell",
     "UnknownIdentity",
     "WarehouseError",
+    "WorkbookReadError",
+    "check_cell",
     "check_identity",
     "emit",
+    "emit_verdict",
+    "kept_cell_failures",
+    "sheet_features",
     "table_cell",
+    "workbook_blob",
     "workbook_cell",
+    "workbook_under_test",
 ]
 
 D = Decimal
@@ -633,4 +664,209 @@ def emit(
     }
     _session.emitted = payload
     sys.stdout.write(json.dumps(payload) + "\n")
+    sys.stdout.flush()
+
+
+# --------------------------------------------------------------------------- workbooks under test
+
+UNDER_TEST = "under_test"
+MAX_ATTACHED_BYTES = 256 * 1024 * 1024
+MAX_FAILURES_SHOWN = 100
+
+_attached: dict[str, bytes] = {}  # name ("under_test" or a sha256) -> bytes
+_attached_digest: dict[str, str] = {}
+_parsed: dict[str, WorkbookView] = {}
+
+
+def attach_workbooks(paths: Mapping[str, str] | None) -> None:
+    """Read the workbooks an oracle run may see (``{"under_test": path, <sha256>: path}``).
+
+    Called by the sandbox child *before* it isolates itself (after the chroot no file is
+    visible); the bytes are parsed later, under the oracle's limits. The paths come from
+    the caller of ``oracles.sandbox.run_oracles``, never from the oracle. Oracles cannot
+    reach this function (it is not among the names they may import).
+    """
+    _attached.clear()
+    _attached_digest.clear()
+    _parsed.clear()
+    for name, path in (paths or {}).items():
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_ATTACHED_BYTES + 1)
+        if len(data) > MAX_ATTACHED_BYTES:
+            raise WarehouseError(f"{path}: more than {MAX_ATTACHED_BYTES} bytes")
+        _attached[str(name)] = data
+        _attached_digest[str(name)] = hashlib.sha256(data).hexdigest()
+
+
+def _attached_workbook(name: str, what: str) -> WorkbookView:
+    if name not in _attached:
+        raise WarehouseError(
+            f"{what}: not attached to this run (run_oracles(..., workbooks={{task_id: "
+            f"{{{name!r}: path}}}}) attaches it)"
+        )
+    if name not in _parsed:
+        _parsed[name] = read_workbook_bytes(_attached[name], what)
+    return _parsed[name]
+
+
+def workbook_under_test() -> WorkbookView:
+    """The workbook the checker grades (an agent's output, or the task's own reference
+    and input when the task is validated or audited)."""
+    view = _attached_workbook(UNDER_TEST, "the workbook under test")
+    _session.reads.append({"workbook": UNDER_TEST, "sha256": _attached_digest[UNDER_TEST]})
+    return view
+
+
+def workbook_blob(sha256: str) -> WorkbookView:
+    """A workbook of the blob store by its sha256; the bytes must hash to it (a tampered
+    or substituted file is an error, never read)."""
+    sha = str(sha256).lower()
+    if sha in _attached and _attached_digest[sha] != sha:
+        raise IdentityFailed(f"blob {sha}: its bytes hash to {_attached_digest[sha]} (tampered)")
+    view = _attached_workbook(sha, f"blob {sha}")
+    _session.reads.append({"workbook": sha, "sha256": sha})
+    return view
+
+
+def _want(spec: list | tuple) -> tuple[str, str, CellView | None, dict]:
+    """A required cell as the checker program writes it:
+    ``[sheet, address, type, value, formula, extras]`` (type, value and formula all
+    None: the cell must be empty). ``extras`` may hold ``strict_text``, ``strict_type``,
+    ``number_format``, ``fill``, ``font_color`` (with ``style``: True) and
+    ``stale_formula`` (the input's formula, which the output must not keep)."""
+    sheet, address, kind, value, formula = spec[:5]
+    extras = dict(spec[5]) if len(spec) > 5 and spec[5] else {}
+    if kind is None and value is None and formula is None:
+        return str(sheet), str(address).upper(), None, extras
+    want = CellView(
+        value,
+        kind,
+        formula,
+        extras.get("number_format") or "General",
+        extras.get("fill"),
+        extras.get("font_color"),
+    )
+    return str(sheet), str(address).upper(), want, extras
+
+
+def _shown(cell: CellView | None) -> str | None:
+    if cell is None:
+        return None
+    return cell.value if cell.value is not None else cell.formula
+
+
+def check_cell(
+    workbook: WorkbookView,
+    spec: list | tuple,
+    abs_tol: float = ABS_TOL,
+    rel_tol: float = REL_TOL,
+) -> dict | None:
+    """The failure of one required cell (``{"sheet", "address", "rule", "expected",
+    "got"}``), or None when the workbook holds what the reference holds there. Rules as
+    the judge's ``compare_cells``, plus ``missing_sheet``, ``number_format``,
+    ``style_mismatch`` and ``unchanged_formula``."""
+    sheet, address, want, extras = _want(spec)
+    failure = {"sheet": sheet, "address": address, "expected": _shown(want)}
+    if sheet not in workbook.sheets:
+        return {**failure, "rule": "missing_sheet", "got": None}
+    got = workbook.cell(sheet, address)
+    ok, rule = compare(
+        want,
+        got,
+        float(abs_tol),
+        float(rel_tol),
+        strict_text=bool(extras.get("strict_text")),
+        strict_type=bool(extras.get("strict_type")),
+    )
+    if ok and extras.get("number_format") is not None:
+        have = got.number_format if got is not None else None
+        if normalize_format(have) != normalize_format(extras["number_format"]):
+            return {**failure, "rule": "number_format", "expected": extras["number_format"],
+                    "got": have}  # fmt: skip
+    if ok and extras.get("style"):
+        have = (got.fill, got.font_color) if got is not None else (None, None)
+        if have != (extras.get("fill"), extras.get("font_color")):
+            return {**failure, "rule": "style_mismatch", "got": f"fill={have[0]} font={have[1]}"}
+    stale = extras.get("stale_formula")
+    if ok and stale and got is not None and formula_key(got.formula) == formula_key(stale):
+        return {**failure, "rule": "unchanged_formula", "got": got.formula}
+    return None if ok else {**failure, "rule": rule, "got": _shown(got)}
+
+
+def kept_cell_failures(
+    output: WorkbookView,
+    input_workbook: WorkbookView,
+    changed: Iterable[tuple[str, str]],
+    renamed: Mapping[str, str] | None = None,
+    removed_sheets: Iterable[str] = (),
+    limit: int = 20,
+) -> list[dict]:
+    """Input content the reference kept but the output lost: every input cell outside
+    the ``changed`` positions (sheet, address; sheets named as in the reference, input
+    sheets renamed by ``renamed``) must hold the same content in the output. At most
+    ``limit`` failures are listed (rule ``kept_cell_changed``)."""
+    renamed = dict(renamed or {})
+    skip = {(str(s), str(a).upper()) for s, a in changed}
+    gone = set(removed_sheets)
+    out: list[dict] = []
+    for name, sheet in input_workbook.sheets.items():
+        if name in gone:
+            continue
+        target = renamed.get(name, name)
+        for address in sorted(sheet.cells, key=address_key):
+            if (target, address) in skip:
+                continue
+            before = sheet.cells[address]
+            got = output.cell(target, address)
+            if not same_content(before, got):
+                out.append(
+                    {
+                        "sheet": target,
+                        "address": address,
+                        "rule": "kept_cell_changed",
+                        "expected": _shown(before),
+                        "got": _shown(got),
+                    }
+                )
+                if len(out) >= limit:
+                    return out
+    return out
+
+
+def sheet_features(workbook: WorkbookView, sheet: str) -> dict:
+    """The sheet-level objects of a sheet: ``{"exists", "charts" (types), "merges"
+    (ranges), "conditional_formats" (ranges)}``."""
+    found = workbook.sheets.get(sheet)
+    if found is None:
+        return {"exists": False, "charts": [], "merges": [], "conditional_formats": []}
+    return {
+        "exists": True,
+        "charts": list(found.charts),
+        "merges": list(found.merges),
+        "conditional_formats": list(found.conditional_formats),
+    }
+
+
+def emit_verdict(failures: list, checked: int = 0) -> None:
+    """Print the checker's one JSON line: ``{"passed", "failures", "n_failures",
+    "checked", "answer", "interval", ...}``. ``answer`` is "1" when nothing failed and
+    "0" otherwise; the interval is ["1", "1"] (a pass is the only right answer)."""
+    if _session.emitted is not None:
+        raise EmitError("emit may be called only once per oracle")
+    if not isinstance(failures, list):
+        raise EmitError(f"failures must be a list, not {type(failures).__name__}")
+    passed = not failures
+    payload = {
+        "answer": "1" if passed else "0",
+        "interval": ["1", "1"],
+        "unit": "verdict",
+        "passed": passed,
+        "failures": [f if isinstance(f, dict) else str(f) for f in failures[:MAX_FAILURES_SHOWN]],
+        "n_failures": len(failures),
+        "checked": int(checked),
+        "reads": _session.reads,
+        "checks": _session.checks,
+    }
+    _session.emitted = payload
+    sys.stdout.write(json.dumps(payload, default=str) + "\n")
     sys.stdout.flush()

@@ -349,6 +349,7 @@ def run_oracles(
     *,
     python_guards: bool = True,
     probes: Mapping[str, int] | None = None,
+    workbooks: Mapping[str, Mapping[str, str]] | None = None,
 ) -> dict[str, OracleResult]:
     """Run every oracle (task_id -> source) against the read-only warehouse folder.
 
@@ -360,7 +361,10 @@ def run_oracles(
     restricted builtins and import facades (never for real oracles: it exists so
     tests can show the operating-system layer holds on its own). ``probes`` makes the
     run of a task a probe run (task_id -> probe number, see ``oracles.api.reset_session``):
-    the numbers it reads are served as probe numbers.
+    the numbers it reads are served as probe numbers. ``workbooks`` attaches workbook
+    files to a task's run (task_id -> {"under_test": path, <sha256>: path}): a workflow
+    checker reads them through ``oracles.api.workbook_under_test`` / ``workbook_blob``;
+    the child reads their bytes before it isolates itself.
     """
     if not Path(warehouse).is_dir():
         raise SandboxError(f"warehouse folder {warehouse} does not exist")
@@ -379,7 +383,16 @@ def run_oracles(
     with _progress(progress, len(oracles), len(results)) as advance:
         pool = _Pool(warehouse, count)
         try:
-            _dispatch(pool, pending, limits, python_guards, results, advance, probes or {})
+            _dispatch(
+                pool,
+                pending,
+                limits,
+                python_guards,
+                results,
+                advance,
+                probes or {},
+                workbooks or {},
+            )
         finally:
             pool.close()
     return {task_id: results[task_id] for task_id in oracles}
@@ -393,6 +406,7 @@ def _dispatch(
     results: dict[str, OracleResult],
     advance,
     probes: Mapping[str, int],
+    workbooks: Mapping[str, Mapping[str, str]],
 ) -> None:
     sources = dict(pending)
 
@@ -409,6 +423,8 @@ def _dispatch(
             request = {"task_id": task_id, "source": source, "guards": guards, **limits}
             if probes.get(task_id):
                 request["probe"] = probes[task_id]
+            if workbooks.get(task_id):
+                request["workbooks"] = {str(k): str(v) for k, v in workbooks[task_id].items()}
             try:
                 json.dumps(request)
             except (TypeError, ValueError) as err:
@@ -500,9 +516,10 @@ def run_oracle(
     *,
     task_id: str = "oracle",
     python_guards: bool = True,
+    workbooks: Mapping[str, str] | None = None,
 ) -> OracleResult:
     """Run one oracle source in the sandbox (starts one worker; use ``run_oracles``
-    for many)."""
+    for many). ``workbooks``: the files this run may read (see ``run_oracles``)."""
     return run_oracles(
         {task_id: source},
         warehouse,
@@ -512,4 +529,5 @@ def run_oracle(
         memory_mb=memory_mb,
         progress=False,
         python_guards=python_guards,
+        workbooks={task_id: workbooks} if workbooks else None,
     )[task_id]

@@ -1,0 +1,327 @@
+"""Workbooks inside the sandbox: read an .xlsx from bytes, compare cells like the judge.
+
+Workflow checkers (``pipeline.draft.workflows``) grade a workbook under test against
+requirements derived from ``diff_ref``. They run in :mod:`oracles.sandbox`, where the
+child is chrooted into an empty folder: the bytes of every workbook a run may read are
+read *before* isolation (:func:`oracles.api.attach_workbooks`) and parsed here, after
+isolation, under the oracle's CPU and memory limits (a zip bomb hits the limit, not the
+worker).
+
+This module mirrors, on plain values, what ``pipeline.ingest.workbooks`` reads (cached
+value, Finch type letter, formula, number format, fill and font colour, merges, charts,
+conditional formats) and what ``pipeline.judge.compare.compare_cells`` decides. It does
+not import ``pipeline`` on purpose: the oracle runtime stays free of polars and its
+thread pools (the worker forks), and the sandbox imports everything before the chroot.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import encodings.cp437  # noqa: F401 - zipfile decodes member names with it, lazily
+import io
+import math
+import re
+import warnings
+from dataclasses import dataclass, field
+
+import openpyxl
+from openpyxl.utils.cell import coordinate_from_string, get_column_letter
+from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
+
+ABS_TOL = 0.005  # pipeline.judge.compare.ABS_TOL
+REL_TOL = 1e-9  # pipeline.judge.compare.REL_TOL
+_NUMERIC_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?%?$")
+_LEADING_ZERO = re.compile(r"^[+-]?0\d")
+_LOCALE_TAG = re.compile(r"\[\$-[0-9A-Fa-f]+\]")
+_EPOCH = dt.datetime(1899, 12, 30)
+
+
+class WorkbookReadError(ValueError):
+    """The bytes are not a workbook the sandbox can read (.xlsx/.xlsm only)."""
+
+
+@dataclass(frozen=True)
+class CellView:
+    """One non-empty cell as the checker sees it (text forms, as in the ``cells`` asset)."""
+
+    value: str | None  # canonical text of the cached value
+    type: str | None  # T I F D B E; None for a formula without a cached value
+    formula: str | None
+    number_format: str = "General"
+    fill: str | None = None
+    font_color: str | None = None
+
+
+@dataclass
+class SheetView:
+    name: str
+    cells: dict[str, CellView] = field(default_factory=dict)  # "B7" -> cell
+    merges: list[str] = field(default_factory=list)
+    charts: list[str] = field(default_factory=list)  # chart types ("BarChart")
+    conditional_formats: list[str] = field(default_factory=list)  # ranges
+
+
+@dataclass
+class WorkbookView:
+    """A workbook read in the sandbox. Oracles pass it to ``oracles.api`` functions."""
+
+    label: str
+    sheets: dict[str, SheetView]
+
+    def sheet_names(self) -> list[str]:
+        return list(self.sheets)
+
+    def cell(self, sheet: str, address: str) -> CellView | None:
+        found = self.sheets.get(sheet)
+        return found.cells.get(address.upper()) if found is not None else None
+
+
+def _text(value: object) -> str | None:
+    """pipeline.ingest.workbooks.value_text."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    return str(value)
+
+
+def _type(value: object, data_type: str) -> str | None:
+    """pipeline.ingest.workbooks.cell_type."""
+    if value is None:
+        return None
+    if data_type == "e":
+        return "E"
+    if isinstance(value, bool):
+        return "B"
+    if isinstance(value, int):
+        return "I"
+    if isinstance(value, float):
+        return "I" if value.is_integer() else "F"
+    if isinstance(value, dt.datetime | dt.date | dt.time | dt.timedelta):
+        return "D"
+    return "T"
+
+
+def _formula(raw: object) -> str | None:
+    if isinstance(raw, ArrayFormula):
+        return raw.text
+    if isinstance(raw, DataTableFormula):
+        return f"=TABLE({raw.r1 or ''},{raw.r2 or ''})"
+    if isinstance(raw, str) and raw.startswith("=") and len(raw) > 1:
+        return raw
+    return None
+
+
+def _color(color: object) -> str | None:
+    if color is None:
+        return None
+    kind = getattr(color, "type", None)
+    if kind == "rgb" and isinstance(color.rgb, str):
+        return color.rgb[-6:].upper()
+    if kind == "theme":
+        tint = getattr(color, "tint", 0.0) or 0.0
+        return f"theme{color.theme}" + (f"{tint:+.2f}" if tint else "")
+    if kind == "indexed":
+        return f"indexed{color.indexed}"
+    return None
+
+
+def _fill(cell: object) -> str | None:
+    fill = getattr(cell, "fill", None)
+    if fill is None or getattr(fill, "fill_type", None) in (None, "none"):
+        return None
+    return _color(fill.fgColor)
+
+
+def _font(cell: object) -> str | None:
+    font = getattr(cell, "font", None)
+    text = _color(getattr(font, "color", None)) if font is not None else None
+    return None if text in ("000000", "theme1", "indexed64") else text
+
+
+def read_workbook_bytes(data: bytes, label: str) -> WorkbookView:
+    """Read an .xlsx/.xlsm from bytes (formulas and cached values, like the ingest)."""
+    if not data.startswith(b"PK\x03\x04"):
+        raise WorkbookReadError(
+            f"{label}: not an .xlsx/.xlsm (the sandbox reads OOXML only; give it the "
+            "converted .xlsx of an .xls)"
+        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            formulas = openpyxl.load_workbook(io.BytesIO(data), data_only=False)
+            values = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
+    except Exception as err:  # openpyxl raises many types for broken files
+        raise WorkbookReadError(f"{label}: openpyxl cannot read it: {err}") from err
+    sheets: dict[str, SheetView] = {}
+    for ws in formulas.worksheets:
+        wv = values[ws.title]
+        view = SheetView(
+            ws.title,
+            merges=sorted(str(r) for r in ws.merged_cells.ranges),
+            charts=[type(c).__name__ for c in getattr(ws, "_charts", [])],
+            conditional_formats=sorted(str(cf.sqref) for cf in ws.conditional_formatting),
+        )
+        cached = {
+            (c.row, c.column): c for row in wv.iter_rows() for c in row if c.value is not None
+        }
+        for row in ws.iter_rows():
+            for c in row:
+                formula = _formula(c.value)
+                if formula is None:
+                    value, data_type = c.value, c.data_type
+                else:
+                    vcell = cached.get((c.row, c.column))
+                    value = vcell.value if vcell is not None else None
+                    data_type = vcell.data_type if vcell is not None else "n"
+                if (value is None or value == "") and formula is None:
+                    continue
+                view.cells[f"{get_column_letter(c.column)}{c.row}"] = CellView(
+                    _text(value),
+                    _type(value, data_type),
+                    formula,
+                    str(c.number_format or "General"),
+                    _fill(c),
+                    _font(c),
+                )
+        sheets[ws.title] = view
+    return WorkbookView(label, sheets)
+
+
+def warm_up() -> None:
+    """Write and read back a small workbook with every feature the reader touches, so
+    each module openpyxl and zipfile import lazily is loaded *before* the worker forks
+    (after the child's chroot no module file can be found)."""
+    from openpyxl.chart import BarChart, Reference
+    from openpyxl.formatting.rule import CellIsRule
+    from openpyxl.styles import Font, PatternFill
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Warm up"
+    ws["A1"], ws["A2"], ws["A3"] = "label", 1.5, "=SUM(A2:A2)"
+    ws["B1"] = dt.datetime(2001, 1, 2)
+    ws["B2"] = True
+    ws["A1"].fill = PatternFill("solid", fgColor="FFFF00")
+    ws["A1"].font = Font(color="FF0000")
+    ws["A2"].number_format = "0.00%"
+    ws.merge_cells("C1:D1")
+    ws.conditional_formatting.add("A2:A3", CellIsRule(operator="greaterThan", formula=["1"]))
+    chart = BarChart()
+    chart.add_data(Reference(ws, min_col=1, min_row=2, max_row=3))
+    ws.add_chart(chart, "F2")
+    buffer = io.BytesIO()
+    wb.save(buffer)
+    read_workbook_bytes(buffer.getvalue(), "warm-up")
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def formula_key(formula: str | None) -> str | None:
+    """A formula as compared at one address: case, spaces, ``$`` and ``_xlfn.`` dropped."""
+    if formula is None:
+        return None
+    return re.sub(r"\s+|\$", "", formula.upper()).replace("_XLFN.", "").replace("_XLWS.", "")
+
+
+def _class(cell: CellView) -> str | None:
+    if cell.type in ("I", "F", "D"):
+        return "number"
+    return {"T": "text", "B": "bool", "E": "error"}.get(cell.type or "")
+
+
+def _number(cell: CellView, numeric_text: bool) -> float | None:
+    if cell.value is None:
+        return None
+    if cell.type in ("I", "F"):
+        return float(cell.value)
+    if cell.type == "D":
+        try:
+            when = dt.datetime.fromisoformat(cell.value)
+        except ValueError:
+            return None
+        return (when - _EPOCH).total_seconds() / 86400
+    if numeric_text and cell.type == "T":
+        text = cell.value.strip().replace(",", "")
+        if _NUMERIC_TEXT.match(text) and not _LEADING_ZERO.match(text):
+            return float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    return None
+
+
+def _empty(cell: CellView | None) -> bool:
+    return cell is None or (cell.value in ("", None) and cell.formula is None)
+
+
+def normalize_format(fmt: str | None) -> str:
+    text = _LOCALE_TAG.sub("", fmt or "").strip()
+    return text.casefold() if text else "general"
+
+
+def compare(
+    want: CellView | None,
+    got: CellView | None,
+    abs_tol: float = ABS_TOL,
+    rel_tol: float = REL_TOL,
+    *,
+    strict_text: bool = False,
+    strict_type: bool = False,
+) -> tuple[bool, str]:
+    """``pipeline.judge.compare.compare_cells`` on sandbox cells: (ok, rule)."""
+    if _empty(want):
+        return (True, "both_empty") if _empty(got) else (False, "unexpected_value")
+    assert want is not None
+    if got is None or _empty(got):
+        return False, "missing"
+    if want.value is None or got.value is None:
+        same = formula_key(want.formula) == formula_key(got.formula)
+        return (True, "formula_equal") if same and got.formula else (False, "not_computed")
+    kind_w, kind_g = _class(want), _class(got)
+    if "error" in (kind_w, kind_g):
+        same = kind_w == kind_g and want.value.upper() == got.value.upper()
+        return (True, "equal") if same else (False, "error_value")
+    if "bool" in (kind_w, kind_g):
+        return (
+            (True, "equal") if (want.value, kind_w) == (got.value, kind_g) else (False, "mismatch")
+        )
+    if strict_type and kind_w != kind_g:
+        return False, "type_mismatch"
+    a, b = _number(want, not strict_type), _number(got, not strict_type)
+    if a is not None and b is not None:
+        if a == b:
+            return True, "equal"
+        if math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol):
+            return True, "within_tolerance"
+        return False, "mismatch"
+    if want.value == got.value:
+        return True, "equal"
+    if want.value.strip() == got.value.strip():
+        return (False, "whitespace") if strict_text else (True, "trimmed_equal")
+    return False, "mismatch"
+
+
+def same_content(a: CellView | None, b: CellView | None) -> bool:
+    """Same value text and formula (an input cell kept where the reference kept it)."""
+    if _empty(a) and _empty(b):
+        return True
+    if a is None or b is None:
+        return False
+    if a.value is not None and b.value is not None:
+        ok, _ = compare(a, b)
+        return ok and formula_key(a.formula) == formula_key(b.formula) if a.formula else ok
+    return formula_key(a.formula) == formula_key(b.formula)
+
+
+def address_key(address: str) -> tuple[int, int]:
+    """("B7") -> (7, 2), for sorting addresses in reading order."""
+    letters, row = coordinate_from_string(address.upper())
+    col = 0
+    for ch in letters:
+        col = col * 26 + ord(ch) - 64
+    return row, col
