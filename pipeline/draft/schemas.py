@@ -42,3 +42,44 @@ DRAFTS_SCHEMA = {
     "tokens": pl.Int64,
     "cost": pl.Float64,  # US dollars
 }
+
+# --------------------------------------------------------------------------- workflows
+# (issue 10, contract section 4: pipeline.draft.workflow_candidates, pipeline.draft.workflows)
+
+WORKFLOW_CANDIDATES_SCHEMA = {
+    "candidate_id": pl.String,  # "wf-" + hash of origin, input, reference and steps
+    "origin": pl.String,  # thread | chain
+    "grounding": pl.String,  # strong (input and revision both in the thread) | partial
+    "thread_id": pl.String,  # null for chain candidates
+    "message_keys": pl.List(pl.String),  # evidence: the messages with goal sentences / files
+    "goal_sentences": pl.List(pl.String),  # as written (unscrubbed; never published as is)
+    "chain_id": pl.String,
+    "before_id": pl.String,  # workbook_id of the input (earlier version)
+    "after_id": pl.String,  # workbook_id of the reference (later version); null: none known
+    "steps": pl.Int32,  # k consecutive version steps between input and reference
+    "step_ids": pl.List(pl.String),  # "chain_id:step"
+    "task_types": pl.List(pl.String),  # Finch task types (union over the steps)
+    "business_type": pl.String,
+}
+
+WORKFLOW_DRAFTS_SCHEMA = {
+    "task_id": pl.String,  # "wt-" + hash of candidate, input and reference
+    "candidate_id": pl.String,
+    "origin": pl.String,
+    "grounding": pl.String,
+    "instruction": pl.String,  # scrubbed, in a colleague's voice
+    "input_sha256": pl.String,  # workbook_id (original bytes) of the input
+    "reference_sha256": pl.String,  # workbook_id of the reference
+    "input_xlsx_sha256": pl.String,  # the blob the checker reads (converted .xlsx of an .xls)
+    "reference_xlsx_sha256": pl.String,
+    "steps": pl.Int32,
+    "step_ids": pl.List(pl.String),
+    "task_types": pl.List(pl.String),
+    "business_type": pl.String,
+    "checker": pl.String,  # the oracle program text (oracles/<task_id>.py in a release)
+    "n_required": pl.Int32,  # required cells the checker compares
+    "summary": pl.String,  # what the reference changes, one paragraph (scrubbed)
+    "trivial_reason": pl.String,  # formatting_only | date_stamp_only | null
+    "problems": pl.List(pl.String),  # drafter-side reasons it cannot be a task ("rule: detail")
+    "drafter": pl.String,
+}

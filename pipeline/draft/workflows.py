@@ -1,0 +1,582 @@
+"""The template drafter of workflow tasks (offline, deterministic).
+
+A workflow task hands an agent the earlier workbook of a candidate (the input) and an
+instruction; the later workbook (the reference) is what a correct answer looks like.
+From each candidate (:mod:`pipeline.draft.workflow_candidates`) this module writes:
+
+- the **instruction**, in a colleague's voice: the goal sentences of the thread (when
+  there are any) and a concrete list of what to do, read from ``diff_ref``: which sheet,
+  which cells, rows or columns, which values to enter, what to compute (the formula,
+  copied down), what to insert, delete, rename, format. People become roles and every
+  personal datum is scrubbed (:mod:`pipeline.draft.scrub`).
+- the **checker**, an oracle program (ARCHITECTURE.md, "Oracles") run in
+  :mod:`oracles.sandbox`: it imports only ``oracles.api``, names the input and the
+  reference by sha256, holds the requirements of ``pipeline.judge.checker.build_checker``
+  (each required cell with its expected value, type, formula, number format and style,
+  the sheets to remove, the charts / merges / conditional formats to add) and checks
+  that the input content the reference kept is still there. It reads the workbook under
+  test with ``workbook_under_test()`` and prints one JSON verdict
+  ``{"passed", "failures"}``. The requirements are literals of the program, so a
+  tampered reference cannot rewrite what its checker expects.
+- the **trivial reason** of steps that are no work (only formatting noise, only a date
+  stamp) and the drafter-side **problems** (no reference, undecidable diff, a checker
+  too large for the sandbox, personal data in a workbook) for validation to reject.
+
+Multi-step candidates (k >= 2 consecutive versions) are drafted the same way from the
+diff of the first input to the last version: graded on the final state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+
+from oracles._static import MAX_SOURCE_CHARS
+from pipeline.detect.diffs import (
+    CellEdit,
+    SheetDiff,
+    WorkbookDiff,
+    diff_workbooks,
+    formula_signature,
+)
+from pipeline.draft.schemas import WORKFLOW_DRAFTS_SCHEMA
+from pipeline.draft.scrub import ROLE_ASKER, People, people_from_headers, personal_data, scrub_text
+from pipeline.ingest.workbooks import OLE_MAGIC, Cell, Workbook, read_workbook
+from pipeline.judge.checker import ABS_TOL, REL_TOL, WorkbookChecker, build_checker
+from pipeline.store import BlobStore
+
+__all__ = [
+    "DRAFTER_ID",
+    "WORKFLOW_DRAFTS_SCHEMA",
+    "blob_workbook_loader",
+    "checker_source",
+    "describe_diff",
+    "draft_workflows",
+    "trivial_reason",
+]
+
+DRAFTER_ID = "workflow-template-v1"
+MAX_LISTED_VALUES = 12  # constants listed per run of cells in an instruction line
+MAX_LINES = 14  # instruction lines describing edits
+MAX_UNLISTED = 0  # constants an instruction may leave unstated before it is underspecified
+
+_DATE_TEXT = re.compile(
+    r"\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+)?\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{2,4}\b|"
+    r"\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+\d{2,4}\b",
+    re.IGNORECASE,
+)
+_NOW = re.compile(r"^=\s*(?:TODAY|NOW)\s*\(\s*\)\s*$", re.IGNORECASE)
+_CONTENT_KINDS = {
+    "value_changed",
+    "formula_changed",
+    "formula_to_value",
+    "value_to_formula",
+    "cell_added",
+    "cell_removed",
+}
+
+
+# --------------------------------------------------------------------------- trivial steps
+
+
+def _date_like(cell: Cell | None) -> bool:
+    if cell is None:
+        return True
+    if cell.type == "D" or (cell.formula and _NOW.match(cell.formula)):
+        return True
+    return cell.type == "T" and bool(_DATE_TEXT.search(str(cell.value)))
+
+
+def _undated(cell: Cell | None) -> str:
+    return _DATE_TEXT.sub("<date>", str(cell.value)) if cell is not None else ""
+
+
+def trivial_reason(diff: WorkbookDiff) -> str | None:
+    """``formatting_only`` (number formats, fills, fonts, merges, conditional formats and
+    nothing else), ``date_stamp_only`` (at most two cells changed, each a date or a text
+    whose only change is a date), or None for a step that is real work."""
+    if diff.is_empty:
+        return None
+    content = 0
+    stamps = 0
+    for sd in diff.sheets:
+        if sd.status in ("added", "removed", "renamed"):
+            return None
+        if any(ax.n_cells for ax in sd.axis_edits) or sd.charts_added or sd.charts_removed:
+            return None
+        for e in sd.cell_edits:
+            if e.kind not in _CONTENT_KINDS and e.kind != "recalculated":
+                continue
+            if e.kind == "recalculated":
+                continue  # a consequence of another edit (or of TODAY())
+            content += 1
+            if _date_like(e.before) and _date_like(e.after):
+                if (
+                    e.before is None
+                    or e.after is None
+                    or e.before.type == "D"
+                    or e.after.type == "D"
+                ):
+                    stamps += 1
+                elif _undated(e.before) == _undated(e.after):
+                    stamps += 1
+                elif e.after.formula and _NOW.match(e.after.formula):
+                    stamps += 1
+    if content == 0:
+        return "formatting_only"
+    if stamps == content and content <= 2:
+        return "date_stamp_only"
+    return None
+
+
+# --------------------------------------------------------------------------- instruction
+
+
+def _quote(text: object) -> str:
+    text = str(text)
+    return f"'{text}'" if not re.fullmatch(r"-?[\d,]+(\.\d+)?%?", text) else text
+
+
+def _shown(cell: Cell | None) -> str:
+    if cell is None:
+        return "empty"
+    if cell.formula:
+        return cell.formula
+    return _quote(cell.text)
+
+
+def _runs_along(cells: list[Cell], by_row: bool) -> list[list[Cell]]:
+    out: list[list[Cell]] = []
+    key = (lambda c: (c.row, c.col)) if by_row else (lambda c: (c.col, c.row))
+    for cell in sorted(cells, key=key):
+        last = out[-1][-1] if out else None
+        if last is not None and (
+            (by_row and last.row == cell.row and last.col + 1 == cell.col)
+            or (not by_row and last.col == cell.col and last.row + 1 == cell.row)
+        ):
+            out[-1].append(cell)
+        else:
+            out.append([cell])
+    return out
+
+
+def _runs(cells: list[Cell]) -> list[list[Cell]]:
+    """Cells of one column in consecutive rows, or of one row in consecutive columns,
+    whichever says it in fewer runs."""
+    down, across = _runs_along(cells, False), _runs_along(cells, True)
+    return across if len(across) < len(down) else down
+
+
+def _span(run: list[Cell]) -> str:
+    first, last = run[0], run[-1]
+    return first.address if first is last else f"{first.address}:{last.address}"
+
+
+class _Writer:
+    """Collects instruction lines and what they leave unstated."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.unlisted = 0
+
+    def cells(self, sheet: str, cells: list[Cell], verb: str = "enter") -> None:
+        """Describe setting ``cells``: formulas by runs copied down, constants listed."""
+        formulas = [c for c in cells if c.formula]
+        constants = [c for c in cells if not c.formula]
+        for run in _runs(formulas):
+            groups: list[list[Cell]] = []
+            for c in run:
+                sig = formula_signature(c.formula, c.row, c.col)
+                if (
+                    groups
+                    and formula_signature(
+                        groups[-1][0].formula, groups[-1][0].row, groups[-1][0].col
+                    )
+                    == sig
+                ):
+                    groups[-1].append(c)
+                else:
+                    groups.append([c])
+            for g in groups:
+                copied = " (and copy it down)" if len(g) > 1 else ""
+                self.lines.append(
+                    f"in '{sheet}'!{_span(g)}, put the formula {g[0].formula}{copied}"
+                )
+        for run in _runs(constants):
+            values = [_quote(c.text) for c in run]
+            if len(values) > MAX_LISTED_VALUES:
+                self.unlisted += len(values) - MAX_LISTED_VALUES
+                shown = ", ".join(values[:MAX_LISTED_VALUES]) + ", ..."
+            else:
+                shown = ", ".join(values)
+            self.lines.append(f"{verb} {shown} in '{sheet}'!{_span(run)}")
+
+
+def _edits_by_kind(sd: SheetDiff) -> dict[str, list[CellEdit]]:
+    out: dict[str, list[CellEdit]] = {}
+    for e in sd.cell_edits:
+        out.setdefault(e.kind, []).append(e)
+    return out
+
+
+def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
+    sheet = sd.sheet
+    ref_sheet = reference.sheets.get(sheet)
+    if sd.status == "renamed":
+        w.lines.append(f"rename the sheet '{sd.before_name}' to '{sheet}'")
+    for ax in sd.axis_edits:
+        where = "rows" if ax.axis == "row" else "columns"
+        if ax.kind == "deleted":
+            w.lines.append(f"delete {where} {ax.span} of '{sd.before_name or sheet}'")
+            continue
+        noun = where[:-1] if ax.count == 1 else where
+        w.lines.append(f"insert {ax.count} new {noun} at {ax.span} in '{sheet}'")
+        if ref_sheet is not None:
+            inside = [
+                c
+                for (r, col), c in ref_sheet.cells.items()
+                if (ax.start <= (r if ax.axis == "row" else col) < ax.start + ax.count)
+            ]
+            w.cells(sheet, inside, "fill in")
+    kinds = _edits_by_kind(sd)
+    for kind in ("value_changed", "formula_to_value"):
+        for e in kinds.get(kind, [])[:MAX_LINES]:
+            to = _quote(e.after.text) if e.after else "empty"
+            w.lines.append(f"in '{sheet}'!{e.after_address}, change {_shown(e.before)} to {to}")
+    written = [
+        e.after
+        for k in ("cell_added", "value_to_formula", "formula_changed")
+        for e in kinds.get(k, [])
+        if e.after
+    ]
+    if written:
+        w.cells(sheet, written)
+    cleared = [
+        replace(e.before, row=e.after_row, col=e.after_col)
+        for e in kinds.get("cell_removed", [])
+        if e.before is not None and e.after_row is not None and e.after_col is not None
+    ]
+    for run in _runs(cleared):
+        w.lines.append(f"clear '{sheet}'!{_span(run)}")
+    formats: dict[str, list[Cell]] = {}
+    for e in kinds.get("format_changed", []):
+        if e.after is not None:
+            formats.setdefault(e.after.number_format, []).append(e.after)
+    for fmt, cells in formats.items():
+        for run in _runs(cells):
+            w.lines.append(f"format '{sheet}'!{_span(run)} as {fmt!r}")
+    styled = [e.after for e in kinds.get("style_changed", []) if e.after is not None]
+    for run in _runs(styled):
+        fill, font = run[0].fill, run[0].font_color
+        what = ", ".join(
+            x for x in (f"fill {fill}" if fill else "", f"font colour {font}" if font else "") if x
+        )
+        w.lines.append(f"highlight '{sheet}'!{_span(run)} ({what or 'no fill'})")
+    for label in sd.charts_added:
+        kind, _, anchor = label.partition("@")
+        w.lines.append(
+            f"add a {kind.replace('Chart', '').lower()} chart to '{sheet}' (at {anchor})"
+        )
+    for m in sd.merges_added:
+        w.lines.append(f"merge '{sheet}'!{m}")
+    for cf in sd.conditional_formats_added:
+        w.lines.append(f"add conditional formatting to '{sheet}'!{cf.split(' ')[0]}")
+
+
+def describe_diff(diff: WorkbookDiff, reference: Workbook) -> tuple[list[str], int]:
+    """What the reference changes, as instruction lines, and how many constant values
+    the lines leave unstated."""
+    w = _Writer()
+    for sd in diff.sheets:
+        if sd.status == "added":
+            w.lines.append(f"add a new sheet named '{sd.sheet}'")
+            ref_sheet = reference.sheets.get(sd.sheet)
+            if ref_sheet is not None:
+                w.cells(sd.sheet, list(ref_sheet.cells.values()), "enter")
+        elif sd.status == "removed":
+            w.lines.append(f"delete the sheet '{sd.sheet}'")
+        elif sd.changed:
+            _describe_sheet(sd, reference, w)
+    return w.lines, w.unlisted
+
+
+def _goal_text(goals: list[str], people: People) -> list[str]:
+    out = []
+    for g in goals[:3]:
+        text = scrub_text(g, people)
+        text = re.sub(r"^(?:hi|hello|hey)\b[^,.!?]*[,.!]\s*", "", text, flags=re.I)
+        text = re.sub(r"^(?:[Yy]our manager|[Tt]he analyst|[Aa] colleague)\s*[,:-]\s*", "", text)
+        if text:
+            out.append(text[0].upper() + text[1:])
+    return out
+
+
+def write_instruction(goals: list[str], lines: list[str], steps: int, people: People) -> str:
+    """The instruction in a colleague's voice, scrubbed."""
+    parts = ["Hi, could you update the attached workbook for me?"]
+    said = _goal_text(goals, people)
+    if said:
+        parts.append(f"Here is what {ROLE_ASKER} asked: " + " ".join(f'"{g}"' for g in said))
+    if steps > 1:
+        parts.append(
+            f"This went through {steps} rounds of edits; I need the final version with all of them."
+        )
+    shown = lines[:MAX_LINES]
+    todo = "\n".join(f"- {line[0].upper()}{line[1:]}." for line in shown)
+    if len(lines) > MAX_LINES:
+        todo += f"\n- ... and {len(lines) - MAX_LINES} more changes of the same kind."
+    parts.append("Specifically:\n" + todo)
+    parts.append("Leave everything else as it is and send me back the updated workbook.")
+    return scrub_text("\n\n".join(parts), people)
+
+
+# --------------------------------------------------------------------------- checker
+
+
+def _spec(req, input_wb: Workbook, renamed_back: Mapping[str, str]) -> list:
+    cell = req.expected
+    extras: dict = {}
+    if req.strict_text:
+        extras["strict_text"] = True
+    if req.strict_type:
+        extras["strict_type"] = True
+    if req.number_format is not None:
+        extras["number_format"] = req.number_format
+    if req.style:
+        extras.update(
+            style=True,
+            fill=cell.fill if cell else None,
+            font_color=cell.font_color if cell else None,
+        )
+    if req.stale_formula is not None:
+        before_sheet = input_wb.sheets.get(renamed_back.get(req.sheet, req.sheet))
+        before = before_sheet.get(req.row, req.col) if before_sheet else None
+        if before is not None and before.formula:
+            extras["stale_formula"] = before.formula
+    if cell is None or (cell.text is None and cell.formula is None):
+        return (
+            [req.sheet, req.address, None, None, None, extras]
+            if extras
+            else [req.sheet, req.address, None, None, None]
+        )
+    spec = [req.sheet, req.address, cell.type, cell.text, cell.formula]
+    return spec + [extras] if extras else spec
+
+
+_CHECKER_BODY = """
+output = workbook_under_test()
+failures = []
+for spec in REQUIRED:
+    failure = check_cell(output, spec, ABS_TOL, REL_TOL)
+    if failure:
+        failures.append(failure)
+for name in REMOVED_SHEETS:
+    if name in output.sheet_names():
+        failures.append({"sheet": name, "rule": "sheet_not_removed"})
+for sheet, kind, label, present in FEATURES:
+    found = sheet_features(output, sheet)
+    if (label in found[kind]) != present:
+        failures.append({"sheet": sheet, "rule": "feature", "expected": [kind, label, present]})
+changed = [(spec[0], spec[1]) for spec in REQUIRED]
+failures += kept_cell_failures(output, workbook_blob(INPUT), changed, RENAMED, REMOVED_SHEETS)
+emit_verdict(failures, len(REQUIRED) + len(REMOVED_SHEETS) + len(FEATURES))
+"""
+
+_FEATURE_KEY = {"chart": "charts", "merge": "merges", "conditional_format": "conditional_formats"}
+
+
+def checker_source(
+    task_id: str,
+    checker: WorkbookChecker,
+    input_sha256: str,
+    reference_sha256: str,
+    input_xlsx_sha256: str | None = None,
+) -> str:
+    """The oracle program of a workflow task, from ``build_checker``'s requirements."""
+    renamed = {
+        sd.before_name: sd.sheet
+        for sd in checker.diff_ref.sheets
+        if sd.status == "renamed" and sd.before_name
+    }
+    back = {v: k for k, v in renamed.items()}
+    required = [_spec(r, checker.input, back) for r in checker.required]
+    features = [[f.sheet, _FEATURE_KEY[f.kind], f.label, f.present] for f in checker.features]
+    lines = [
+        f'"""Checker of workflow task {task_id} ({DRAFTER_ID}).',
+        "",
+        f"Input workbook {input_sha256}; reference workbook {reference_sha256}.",
+        "REQUIRED holds what the reference has where it differs from the input",
+        "([sheet, address, type, value, formula, extras]; type, value and formula None:",
+        "the cell must be empty); every other input cell must be kept. Prints one JSON",
+        'verdict {"passed", "failures"}.',
+        '"""',
+        "",
+        "from oracles.api import (",
+        "    check_cell,",
+        "    emit_verdict,",
+        "    kept_cell_failures,",
+        "    sheet_features,",
+        "    workbook_blob,",
+        "    workbook_under_test,",
+        ")",
+        "",
+        f"INPUT = {(input_xlsx_sha256 or input_sha256)!r}",
+        f"REFERENCE = {reference_sha256!r}",
+        f"ABS_TOL = {checker.abs_tol!r}",
+        f"REL_TOL = {checker.rel_tol!r}",
+        "REQUIRED = [",
+        *[f"    {spec!r}," for spec in required],
+        "]",
+        f"REMOVED_SHEETS = {sorted(checker.removed_sheets)!r}",
+        f"RENAMED = {renamed!r}",
+        "FEATURES = [",
+        *[f"    {f!r}," for f in features],
+        "]",
+    ]
+    return "\n".join(lines) + "\n" + _CHECKER_BODY
+
+
+# --------------------------------------------------------------------------- drafting
+
+
+def blob_workbook_loader(
+    blobs: BlobStore,
+    converted: Mapping[str, str] | None = None,
+    convert_dir: str | Path | None = None,
+) -> Callable[[str], Workbook]:
+    """A loader of workbooks by workbook_id from the blob store (an .xls through its
+    converted .xlsx blob when ``converted`` knows it), cached per id."""
+    cache: dict[str, Workbook] = {}
+    converted = dict(converted or {})
+    links = tempfile.TemporaryDirectory(prefix="lf-wf-books-")  # lives as long as `load`
+
+    def load(workbook_id: str) -> Workbook:
+        if workbook_id not in cache:
+            readable = converted.get(workbook_id) or workbook_id
+            blob = Path(blobs.local_path(readable))
+            with open(blob, "rb") as fh:
+                head = fh.read(8)
+            # openpyxl goes by the file name's suffix: name a link to the blob by its bytes
+            link = Path(links.name) / f"{readable}{'.xls' if head == OLE_MAGIC else '.xlsx'}"
+            if not link.exists():
+                link.symlink_to(blob)
+            wb = read_workbook(link, convert_dir=convert_dir)
+            cache[workbook_id] = replace(wb, workbook_id=workbook_id, path=blob)
+        return cache[workbook_id]
+
+    load.links = links  # type: ignore[attr-defined]
+
+    return load
+
+
+def _task_id(candidate_id: str, before: str, after: str | None) -> str:
+    return "wt-" + hashlib.sha256(f"{candidate_id}|{before}|{after}".encode()).hexdigest()[:16]
+
+
+def _workbook_text(wb: Workbook) -> str:
+    return "\n".join(
+        str(c.value) for s in wb.sheets.values() for c in s.cells.values() if c.type == "T"
+    )
+
+
+def _people(
+    candidate: Mapping, messages: pl.DataFrame | None, threads: pl.DataFrame | None
+) -> People:
+    if messages is None or not candidate.get("thread_id") or threads is None:
+        return People()
+    keys = threads.filter(pl.col("thread_id") == candidate["thread_id"])["message_key"].to_list()
+    rows = messages.filter(pl.col("message_key").is_in(keys)).to_dicts()
+    return people_from_headers(rows, askers=candidate.get("message_keys") or [])
+
+
+def draft_workflows(
+    candidates: pl.DataFrame,
+    load_workbook: Callable[[str], Workbook],
+    *,
+    messages: pl.DataFrame | None = None,
+    threads: pl.DataFrame | None = None,
+    converted: Mapping[str, str] | None = None,
+    summaries: Mapping[str, str] | None = None,
+) -> pl.DataFrame:
+    """One draft per candidate (``WORKFLOW_DRAFTS_SCHEMA``).
+
+    ``load_workbook(workbook_id)`` reads a workbook (see :func:`blob_workbook_loader`);
+    ``messages``/``threads`` give the people of a thread candidate (names -> roles);
+    ``converted`` maps an .xls workbook_id to its converted .xlsx blob (what the checker
+    reads); ``summaries`` maps a step id ("chain_id:step") to the step's summary.
+    Never raises on one candidate: an unreadable workbook becomes a problem.
+    """
+    converted = dict(converted or {})
+    summaries = dict(summaries or {})
+    rows = []
+    for cand in candidates.iter_rows(named=True):
+        before, after = cand["before_id"], cand["after_id"]
+        task_id = _task_id(cand["candidate_id"], before, after)
+        people = _people(cand, messages, threads)
+        row = {k: None for k in WORKFLOW_DRAFTS_SCHEMA}
+        row.update(
+            task_id=task_id,
+            candidate_id=cand["candidate_id"],
+            origin=cand["origin"],
+            grounding=cand["grounding"],
+            input_sha256=before,
+            reference_sha256=after,
+            input_xlsx_sha256=converted.get(before, before),
+            reference_xlsx_sha256=converted.get(after, after) if after else None,
+            steps=cand["steps"],
+            step_ids=list(cand["step_ids"] or []),
+            task_types=list(cand["task_types"] or []),
+            business_type=cand["business_type"],
+            n_required=0,
+            problems=[],
+            drafter=DRAFTER_ID,
+        )
+        rows.append(row)
+        if not after:
+            row["problems"] = ["no_reference: no later version of the input is known"]
+            continue
+        try:
+            input_wb, reference_wb = load_workbook(before), load_workbook(after)
+        except Exception as err:  # noqa: BLE001 - one unreadable workbook, one problem
+            row["problems"] = [f"unreadable_workbook: {type(err).__name__}: {err}"[:300]]
+            continue
+        diff = diff_workbooks(input_wb, reference_wb)
+        row["trivial_reason"] = trivial_reason(diff)
+        checker = build_checker(
+            input_wb, reference_wb, diff_ref=diff, abs_tol=ABS_TOL, rel_tol=REL_TOL
+        )
+        problems: list[str] = []
+        if checker.undecidable or not (
+            checker.required or checker.removed_sheets or checker.features
+        ):
+            problems.append(
+                f"undecidable: {checker.undecidable or 'nothing the checker can compare'}"
+            )
+        lines, unlisted = describe_diff(diff, reference_wb)
+        if unlisted > MAX_UNLISTED:
+            problems.append(f"underspecified: {unlisted} values the instruction cannot list")
+        source = checker_source(task_id, checker, before, after, row["input_xlsx_sha256"])
+        if len(source) > MAX_SOURCE_CHARS:
+            problems.append(f"checker_too_large: {len(source)} characters > {MAX_SOURCE_CHARS}")
+        for label, wb in (("input", input_wb), ("reference", reference_wb)):
+            kinds = sorted({d.kind for d in personal_data(_workbook_text(wb), people)})
+            if kinds:
+                problems.append(f"personal_data_in_workbook: the {label} holds {', '.join(kinds)}")
+        step_text = " ".join(summaries[s] for s in row["step_ids"] if summaries.get(s))
+        row.update(
+            instruction=write_instruction(
+                list(cand["goal_sentences"] or []), lines, cand["steps"] or 1, people
+            ),
+            checker=source,
+            n_required=len(checker.required),
+            summary=scrub_text(step_text or "; ".join(lines[:5]), people),
+            problems=problems,
+        )
+    return pl.DataFrame(rows, schema=WORKFLOW_DRAFTS_SCHEMA)
