@@ -68,6 +68,10 @@ class AccountNumberFilth(scrubadub.filth.Filth):
     type = "account_number"
 
 
+class SsnLikeFilth(scrubadub.filth.Filth):
+    type = "social_security_number"
+
+
 class AccountNumberDetector(scrubadub.detectors.RegexDetector):
     """Account-like numbers: digits after an account word, or a run of 10-17 digits
     (dashes and spaces allowed between groups) that is no amount (no decimal point or
@@ -104,7 +108,7 @@ class _SSN(scrubadub.detectors.RegexDetector):
     area, group and serial are valid; seeded and mistyped ones must go too)."""
 
     name = "social_security_number"
-    filth_cls = scrubadub.filth.SocialSecurityNumberFilth
+    filth_cls = SsnLikeFilth
     regex = re.compile(r"(?<!\d)\d{3}[\- ]\d{2}[\- ]\d{4}(?!\d)")
 
 
@@ -195,9 +199,22 @@ def people_from_headers(
     return people
 
 
+_PRIORITY = ("email", "phone", "social_security_number", "credit_card", "account_number")
+
+
+def _kind(filth: scrubadub.filth.Filth) -> str:
+    """The type of a find; overlapping finds of several detectors come merged ("unknown"):
+    the most specific of their types names it."""
+    parts = getattr(filth, "filths", None)
+    if filth.type != "unknown" or not parts:
+        return filth.type
+    types = {p.type for p in parts}
+    return next((t for t in _PRIORITY if t in types), sorted(types)[0])
+
+
 def _detected(text: str) -> list[PersonalDatum]:
     found = [
-        PersonalDatum(f.type, f.text, f.beg, f.end)
+        PersonalDatum(_kind(f), f.text, f.beg, f.end)
         for f in _scrubber().iter_filth(text, run_post_processors=False)
     ]
     # overlapping finds: keep the longest (an account-like run inside a phone number)

@@ -101,7 +101,8 @@ def _undated(cell: Cell | None) -> str:
 def trivial_reason(diff: WorkbookDiff) -> str | None:
     """``formatting_only`` (number formats, fills, fonts, merges, conditional formats and
     nothing else), ``date_stamp_only`` (at most two cells changed, each a date or a text
-    whose only change is a date), or None for a step that is real work."""
+    whose only change is a date), ``formatting_and_date_stamp_only`` (both), or None for
+    a step that is real work."""
     if diff.is_empty:
         return None
     content = 0
@@ -132,7 +133,12 @@ def trivial_reason(diff: WorkbookDiff) -> str | None:
     if content == 0:
         return "formatting_only"
     if stamps == content and content <= 2:
-        return "date_stamp_only"
+        formatted = any(
+            e.kind in ("format_changed", "style_changed")
+            for sd in diff.sheets
+            for e in sd.cell_edits
+        )
+        return "formatting_and_date_stamp_only" if formatted else "date_stamp_only"
     return None
 
 

@@ -4,6 +4,7 @@ messages, attachments) the workflow stages read."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,6 +63,11 @@ def formatting_only(wb: openpyxl.Workbook) -> None:
             cell.fill = PatternFill("solid", fgColor="FFFF00")
 
 
+def properties_only(wb: openpyxl.Workbook) -> None:
+    """Other bytes, the same cells: a re-save with new document properties."""
+    wb.properties.title = "Regional sales (re-saved)"
+
+
 def date_stamp_only(wb: openpyxl.Workbook) -> None:
     wb["Notes"]["A2"] = "As of 2001-05-08"
 
@@ -84,10 +90,9 @@ def ingest(paths: list[Path], blobs: BlobStore) -> list[str]:
     """Ingest and return the workbook ids in the order of ``paths``."""
     got = ingest_workbooks(paths, blobs)
     assert got.intake.discovered == len(paths)
-    ids = {
-        Path(p).name: wid for wid, p in got.workbooks.select("workbook_id", "file_name").iter_rows()
-    }
-    return [ids[Path(p).name] for p in paths]
+    ids = [hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in paths]
+    assert set(ids) <= set(got.workbooks["workbook_id"])
+    return ids
 
 
 def chain_frames(chains: dict[str, list[str]], trivial: dict[tuple[str, int], str] | None = None):

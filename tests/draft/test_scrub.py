@@ -1,0 +1,114 @@
+"""Scrubbing personal data: detected data -> placeholders, known people -> roles."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.draft.scrub import (
+    ROLE_ASKED,
+    ROLE_ASKER,
+    ROLE_OTHER,
+    name_variants,
+    people_from_headers,
+    personal_data,
+    scrub_text,
+)
+
+HEADERS = [
+    {
+        "message_key": "m1",
+        "from_name": "Arnold, John",
+        "from_addr": "john.arnold@enron.com",
+        "to_addrs": ["sally.beck@enron.com"],
+        "cc_addrs": ["kate.symes@enron.com"],
+    },
+    {
+        "message_key": "m2",
+        "from_name": "Sally Beck",
+        "from_addr": "sally.beck@enron.com",
+        "to_addrs": ["john.arnold@enron.com"],
+        "cc_addrs": [],
+    },
+]
+
+SEEDED = [
+    "john.arnold@enron.com",
+    "(713) 853-6197",
+    "713.853.4567",
+    "+1 415 782 7822",
+    "123-45-6789",
+    "00123456789",
+    "4417-1234-5678-9113",
+    "John Arnold",
+    "Arnold",
+    "Sally",
+    "Beck",
+    "Kate Symes",
+]
+
+TEXT = (
+    "Sally, can you add a total column to the Q3 sheet of the curve file? Call me at "
+    "(713) 853-6197 or 713.853.4567 (cell +1 415 782 7822), or mail john.arnold@enron.com. "
+    "My SSN is 123-45-6789 and the acct 00123456789, account # 4417-1234-5678-9113. "
+    "Kate Symes has the numbers; ask Beck too. Thanks, John Arnold. "
+    "Total 1,234,567.89 as of 2001-05-03, 42 deals."
+)
+
+
+def test_name_variants():
+    assert name_variants("Arnold, John") == [
+        "John Arnold",
+        "Arnold, John",
+        "Arnold John",
+        "John",
+        "Arnold",
+    ]
+    assert name_variants("sally.beck@enron.com")[:1] == ["Sally Beck"]
+    assert name_variants("Enron Announcements <all@enron.com>") == []  # list words only
+    assert name_variants(None) == [] and name_variants("") == []
+
+
+def test_roles_from_headers():
+    people = people_from_headers(HEADERS, askers=["m1"])
+    assert people.roles["John Arnold"] == ROLE_ASKER
+    assert people.roles["Sally Beck"] == ROLE_ASKED
+    assert people.roles["Kate Symes"] == ROLE_OTHER
+
+
+def test_scrubbed_text_holds_no_seeded_datum():
+    people = people_from_headers(HEADERS, askers=["m1"])
+    out = scrub_text(TEXT, people)
+    for seeded in SEEDED:
+        assert seeded not in out, seeded
+    assert "6197" not in out and "6789" not in out and "enron" not in out
+    assert personal_data(out, people) == []
+    # what is not personal stays: the work, amounts, dates, counts
+    assert "can you add a total column to the Q3 sheet" in out
+    assert "1,234,567.89" in out and "2001-05-03" in out and "42 deals" in out
+    assert out.startswith("The analyst, can you add")
+    assert "Thanks, your manager." in out and "A colleague has the numbers" in out
+
+
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("mail me at jeff.dasovich@enron.com", "email"),
+        ("call 415-782-7822", "phone"),
+        ("SSN 987-65-4321", "social_security_number"),
+        ("wire to account 12345678", "account_number"),
+        ("card 4111 1111 1111 1111", "account_number"),
+    ],
+)
+def test_personal_data_kinds(text, kind):
+    found = personal_data(text)
+    assert [d.kind for d in found] == [kind]
+    assert kind not in {d.kind for d in personal_data(scrub_text(text))}
+
+
+def test_lower_case_words_that_are_names_survive():
+    people = people_from_headers(
+        [{"message_key": "m", "from_name": "Bill Williams", "to_addrs": []}], askers=["m"]
+    )
+    assert scrub_text("Please bill the desk; Bill knows.", people) == (
+        "Please bill the desk; your manager knows."
+    )
