@@ -9,22 +9,35 @@ from pipeline.draft.schemas import DRAFTS_SCHEMA
 from pipeline.publish.release import publish_release
 from pipeline.publish.versions import latest_release, next_version, unchanged_since
 from pipeline.validate.schemas import TASKS_SCHEMA
+from pipeline.validate.workflows import WORKFLOW_TASKS_SCHEMA
 
 
 @dg.asset(
     group_name="release",
-    deps=["tasks", "drafts"],
+    deps=["tasks", "drafts", "workflow_tasks"],
     description="data/releases/<version>/: Parquet configs, oracles, card, manifest, changelog.",
 )
 def release(lf: LedgerForge) -> dg.MaterializeResult:
     wh, releases_dir = lf.warehouse, lf.paths.releases
     tasks = wh.read("tasks", TASKS_SCHEMA)
+    workflows = wh.read("workflow_tasks", WORKFLOW_TASKS_SCHEMA)
     latest = latest_release(releases_dir)
-    if not lf.release_version and latest is not None and unchanged_since(latest, tasks):
+    if (
+        not lf.release_version
+        and latest is not None
+        and unchanged_since(latest, tasks, workflows)
+    ):
         target, created = latest, False
     else:
         version = lf.release_version or next_version(releases_dir)
-        target = publish_release(tasks, wh.read("drafts", DRAFTS_SCHEMA), releases_dir, version)
+        target = publish_release(
+            tasks,
+            wh.read("drafts", DRAFTS_SCHEMA),
+            releases_dir,
+            version,
+            workflow_tasks=workflows,
+            blobs=lf.blobs,
+        )
         created = True
     return dg.MaterializeResult(
         metadata={
@@ -32,5 +45,6 @@ def release(lf: LedgerForge) -> dg.MaterializeResult:
             "version": target.name,
             "new_release": created,
             "accepted_tasks": int((tasks["status"] == "accepted").sum()),
+            "accepted_workflow_tasks": int((workflows["status"] == "accepted").sum()),
         }
     )

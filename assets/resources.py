@@ -26,12 +26,14 @@ class LedgerForge(dg.ConfigurableResource):
     """Data root and stage settings.
 
     Empty values fall back to the environment (``LEDGERFORGE_DATA``, ``LEDGERFORGE_SCANS``,
-    ``LEDGERFORGE_TEXT_LAYER``), then to the defaults: ``data/`` and the embedded default
+    ``LEDGERFORGE_MAIL``, ``LEDGERFORGE_SPREADSHEETS``, ``LEDGERFORGE_TEXT_LAYER``), then to the defaults: ``data/`` and the embedded default
     corpus (generated on first use by ``pipeline.synth``).
     """
 
     data_root: str = ""
     scan_sources: str = ""  # name=path[,name=path]
+    mail_sources: str = ""  # name=path[,name=path]: maildir / mbox / .eml trees / HTML exports
+    spreadsheet_sources: str = ""  # name=path[,name=path]: folders of workbooks
     text_layer_policy: str = ""
     render_dpi: int = 300
     ocr_workers: int = 0  # 0 = one per core
@@ -60,6 +62,21 @@ class LedgerForge(dg.ConfigurableResource):
 
     def scan_source_pairs(self) -> list[tuple[str, str]]:
         return parse_sources(self.scan_sources or os.environ.get("LEDGERFORGE_SCANS", ""))
+
+    def mail_source_pairs(self) -> list[tuple[str, str]]:
+        return parse_sources(self.mail_sources or os.environ.get("LEDGERFORGE_MAIL", ""))
+
+    def spreadsheet_source_pairs(self) -> list[tuple[str, str]]:
+        text = self.spreadsheet_sources or os.environ.get("LEDGERFORGE_SPREADSHEETS", "")
+        return parse_sources(text)
+
+    @property
+    def own_corpora(self) -> bool:
+        """Whether any corpus is configured: then nothing is generated and nothing else is
+        read (a build over real scans does not mix in the generated mailbox, and the reverse)."""
+        return bool(
+            self.scan_source_pairs() or self.mail_source_pairs() or self.spreadsheet_source_pairs()
+        )
 
 
 def markdown_rows(frame: pl.DataFrame, columns: list[str], limit: int = 50) -> str:

@@ -68,6 +68,14 @@ def build(
     scans: str = typer.Option(
         "", help="Scanned corpora name=path[,name=path] (default: the generated corpus)."
     ),
+    mail: str = typer.Option(
+        "",
+        help="Mailboxes name=path[,name=path]: maildir, mbox, .eml trees or HTML web-mail "
+        "exports (default: the generated mailbox when no corpus is configured).",
+    ),
+    spreadsheets: str = typer.Option(
+        "", help="Spreadsheet corpora name=path[,name=path] (folders of .xlsx/.xlsm/.xls)."
+    ),
     data_root: Path = typer.Option(None, help="Data root (default: LEDGERFORGE_DATA or data/)."),
     text_layer: str = typer.Option("", help="Text-layer policy: auto | ignore | require."),
     select: str = typer.Option("*", help="Dagster asset selection."),
@@ -78,6 +86,10 @@ def build(
     env["LEDGERFORGE_DATA"] = str(paths.root)
     if scans:
         env["LEDGERFORGE_SCANS"] = scans
+    if mail:
+        env["LEDGERFORGE_MAIL"] = mail
+    if spreadsheets:
+        env["LEDGERFORGE_SPREADSHEETS"] = spreadsheets
     if text_layer:
         env["LEDGERFORGE_TEXT_LAYER"] = text_layer
     env.setdefault("DAGSTER_HOME", str(paths.dagster_home))
@@ -164,6 +176,9 @@ def evaluate(
     if gold is not None:
         _evaluate_gold(Warehouse(paths), gold, mismatches)
         return
+    mail_truth = paths.corpus / "mail" / "truth.json"
+    if truth is None and mail_truth.is_file():
+        _evaluate_mail(Warehouse(paths), mail_truth)
     truth = truth or paths.corpus / "scans" / "truth"
     if not (truth / "truth_cells.parquet").exists():
         _fail(f"no ground truth at {truth}: evaluate needs a corpus made by `ledgerforge synth`")
@@ -193,6 +208,34 @@ def evaluate(
     for row in wrong.head(20).iter_rows(named=True):
         console.print(
             f"  {row['task_id']} ({row['kind']}): key {row['answer']}, truth {row['true_answer']}"
+        )
+
+
+def _evaluate_mail(wh, truth: Path) -> None:
+    """Threads, version chains and seeded edits against the generated mailbox's truth."""
+    from pipeline.detect.mail_truth import evaluate_mail_truth
+
+    def read(asset: str):
+        return wh.read(asset) if wh.exists(asset) else None
+
+    score = evaluate_mail_truth(
+        truth,
+        messages=read("messages"),
+        threads=read("threads"),
+        chains=read("version_chains"),
+        version_diffs=read("version_diffs"),
+    )
+    console.print(f"[bold]mail and workbooks[/bold] (truth {truth})", highlight=False)
+    for line in score.lines():
+        console.print(f"  {line}", highlight=False)
+    tasks = read("workflow_tasks")
+    if tasks is not None:
+        accepted = tasks.filter(tasks["status"] == "accepted")
+        multi = int((accepted["steps"] >= 2).sum())
+        console.print(
+            f"  workflow tasks: {accepted.height} accepted ({multi} multi-step) of "
+            f"{tasks.height} drafts",
+            highlight=False,
         )
 
 

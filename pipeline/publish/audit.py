@@ -27,6 +27,7 @@ import io
 import os
 import re
 import stat
+import tempfile
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -35,6 +36,7 @@ import polars as pl
 
 from oracles.sandbox import OracleResult, SandboxError, run_oracles
 from pipeline.publish.manifest import FileProblem, ReleaseScan, scan_release, verify_manifest
+from pipeline.publish.workflow_audit import audit_workflows
 
 PUBLIC_TEST = "data/qa/test.parquet"
 PRIVATE_ANSWERS = "private/qa_answers.parquet"
@@ -75,6 +77,8 @@ class AuditReport:
     n_files: int = 0
     n_oracles: int = 0
     n_reproduced: int = 0
+    n_checkers: int = 0  # workflow tasks whose checker was rerun
+    n_checkers_ok: int = 0  # ... that passed their reference and failed their input
     file_problems: list[FileProblem] = field(default_factory=list)
     key_changes: list[KeyChange] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # the audit itself could not run a part
@@ -91,6 +95,11 @@ class AuditReport:
             f"files checked: {self.n_files}; oracles rerun: {self.n_oracles}; "
             f"keys reproduced: {self.n_reproduced}",
         ]
+        if self.n_checkers:
+            lines.append(
+                f"workflow checkers rerun: {self.n_checkers}; reference passes and input "
+                f"fails: {self.n_checkers_ok}"
+            )
         if self.errors:
             lines.append(f"audit errors ({len(self.errors)}):")
             lines += [f"  {e}" for e in self.errors]
@@ -418,4 +427,22 @@ def audit_release(
             report.key_changes += checks
             if not checks:
                 report.n_reproduced += 1
+
+    def run_checkers(checkers: dict[str, str], workbooks: dict) -> dict[str, OracleResult]:
+        with tempfile.TemporaryDirectory(prefix="lf-audit-wf-") as empty:
+            # checkers read no warehouse asset, only the release's own workbooks
+            where = warehouse_dir if warehouse_dir.is_dir() else Path(empty)
+            return _run(
+                report,
+                checkers,
+                where,
+                "workflow checkers",
+                workbooks=workbooks,
+                progress=progress,
+                workers=workers,
+                timeout_s=max(timeout_s, 30),
+                cpu_s=20,
+            )
+
+    audit_workflows(release_dir, scan, report, run_checkers, _read_regular, KeyChange)
     return report

@@ -16,6 +16,10 @@ CONFIGS = [
         "data_files": [{"split": "dev", "path": "data/qa_examples/dev.parquet"}],
     },
 ]
+WORKFLOWS_CONFIG = {
+    "config_name": "workflows",
+    "data_files": [{"split": "test", "path": "data/workflows/test.parquet"}],
+}
 
 CITATION = """@misc{{ledgerforge_{slug},
   title  = {{{title}}},
@@ -31,6 +35,28 @@ def _counts_table(frame: pl.DataFrame, by: str) -> str:
     return "\n".join(lines)
 
 
+def _workflows_section(workflows: pl.DataFrame | None) -> str:
+    if workflows is None:
+        return ""
+    multi = workflows.filter(pl.col("steps") >= 2).height
+    types = workflows.explode("task_types").rename({"task_types": "task_type"})
+    return f"""
+- `workflows` (split `test`, {workflows.height} tasks, {multi} of them multi-step): Finch-style
+  spreadsheet work. Each task gives an instruction written as a colleague would, the input
+  workbook (`files/<sha256>.xlsx`), its Finch task types and business type. The checker
+  program `oracles/workflows/<task_id>.py` grades an output workbook; the reference
+  workbooks are in `private/files/` and `private/workflow_references.parquet`. Tasks come
+  from mail threads that state a goal over an attached workbook (*strong*: the revised
+  workbook is attached in the thread too; *partial*: otherwise) and from successive
+  versions of the same workbook; a multi-step task spans k >= 2 consecutive versions and
+  is graded on the final state. Names, e-mail addresses, phone, account and
+  social-security-like numbers are scrubbed from every published text; people become
+  roles.
+
+{_counts_table(types, "task_type") if types.height else ""}
+"""
+
+
 def dataset_card(
     *,
     version: str,
@@ -41,15 +67,17 @@ def dataset_card(
     tasks: pl.DataFrame,
     n_drafts: int,
     previous: str | None,
+    workflows: pl.DataFrame | None = None,
 ) -> str:
-    """The card text. ``tasks`` is every validated draft (accepted and rejected)."""
+    """The card text. ``tasks`` is every validated draft (accepted and rejected);
+    ``workflows`` the published workflow tasks (``WORKFLOW_PUBLIC_SCHEMA``), if any."""
     header = {
         "license": license,
         "pretty_name": title,
         "language": ["en"],
         "task_categories": ["question-answering", "table-question-answering"],
         "tags": ["finance", "tables", "ocr", "benchmark", "oracle-verified"],
-        "configs": CONFIGS,
+        "configs": CONFIGS + ([WORKFLOWS_CONFIG] if workflows is not None else []),
     }
     released = pl.concat([public.select("kind", "quality"), examples.select("kind", "quality")])
     rejected = tasks.filter(pl.col("status") == "rejected")
@@ -80,7 +108,7 @@ is computed by a short Python *oracle* program shipped with the release
   acceptance intervals and known-wrong answers.
 
 The keys of `qa` are in `private/qa_answers.parquet` (not a public config).
-
+{_workflows_section(workflows)}
 ```python
 from datasets import load_dataset
 qa = load_dataset("parquet", data_files={{"test": "data/qa/test.parquet"}})

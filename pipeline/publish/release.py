@@ -28,7 +28,8 @@ from pipeline.publish.changelog import changelog_markdown, diff_keys, previous_r
 from pipeline.publish.manifest import sha256_file, write_manifest
 from pipeline.publish.naming import InvalidVersion, staging_version, validate_version
 from pipeline.publish.schemas import QA_ANSWER_SCHEMA, QA_PUBLIC_SCHEMA
-from pipeline.store import check_schema
+from pipeline.publish.workflows import write_workflows
+from pipeline.store import BlobStore, check_schema
 from pipeline.validate.schemas import TASKS_SCHEMA
 
 EXAMPLE_SHARE = 0.10
@@ -118,8 +119,14 @@ def publish_release(
     example_share: float = EXAMPLE_SHARE,
     license: str = "cc-by-4.0",
     title: str = "LedgerForge QA",
+    workflow_tasks: pl.DataFrame | None = None,
+    blobs: BlobStore | None = None,
 ) -> Path:
     """Write the accepted tasks as release ``version`` under ``releases_dir``; return its folder.
+
+    ``workflow_tasks`` (``pipeline.validate.workflows.WORKFLOW_TASKS_SCHEMA``) adds the
+    ``workflows`` config, their workbooks copied from ``blobs``
+    (:mod:`pipeline.publish.workflows`).
 
     ``tasks`` is the validation output (``TASKS_SCHEMA``: accepted and rejected, the
     card reports both); ``drafts`` the drafts it came from (counted in the card).
@@ -128,6 +135,8 @@ def publish_release(
     version (:mod:`pipeline.publish.naming`) and ``ReleaseExists`` if the version exists.
     """
     validate_version(version)
+    if workflow_tasks is not None and blobs is None:
+        raise ValueError("workflow tasks need the blob store their workbooks are in")
     releases_dir = Path(releases_dir)
     target = releases_dir / version
     if target.exists():
@@ -146,8 +155,22 @@ def publish_release(
                 f"release {target} already exists: releases are immutable, publish a new version"
             )
         previous = previous if previous is not None else previous_release(releases_dir, version)
+        workflows = (
+            workflow_tasks.filter(pl.col("status") == "accepted")
+            if workflow_tasks is not None
+            else None
+        )
         return _publish(
-            tasks, accepted, drafts, releases_dir, version, previous, example_share, license, title
+            tasks,
+            accepted,
+            drafts,
+            releases_dir,
+            version,
+            previous,
+            example_share,
+            license,
+            title,
+            (workflows, blobs),
         )
 
 
@@ -161,6 +184,7 @@ def _publish(
     example_share: float,
     license: str,
     title: str,
+    workflow_side: tuple[pl.DataFrame | None, BlobStore | None] = (None, None),
 ) -> Path:
     target = releases_dir / version
     staging = Path(tempfile.mkdtemp(prefix=f".{version}.", dir=releases_dir))
@@ -190,6 +214,10 @@ def _publish(
         ):
             (staging / rel).parent.mkdir(parents=True, exist_ok=True)
             frame.write_parquet(staging / rel, compression="zstd")
+        workflows, blobs = workflow_side
+        workflows_public = None
+        if workflows is not None and blobs is not None:
+            workflows_public, _ = write_workflows(staging, workflows, blobs)
 
         new_keys = dict(zip(accepted["task_id"], accepted["answer"], strict=True))
         old_keys = release_keys(previous) if previous is not None else {}
@@ -207,6 +235,7 @@ def _publish(
                 tasks=tasks,
                 n_drafts=drafts.height,
                 previous=previous_name,
+                workflows=workflows_public,
             )
         )
         write_manifest(staging, version)

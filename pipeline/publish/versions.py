@@ -47,8 +47,26 @@ def _oracle_digests(release_dir: Path) -> dict[str, str]:
     }
 
 
-def unchanged_since(release_dir: Path, tasks: pl.DataFrame) -> bool:
-    """True when ``release_dir`` holds exactly the accepted tasks' keys and oracles."""
+def _checker_digests(release_dir: Path) -> dict[str, str]:
+    return {
+        p.stem: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted((release_dir / "oracles" / "workflows").glob("*.py"))
+    }
+
+
+def unchanged_since(
+    release_dir: Path, tasks: pl.DataFrame, workflow_tasks: pl.DataFrame | None = None
+) -> bool:
+    """True when ``release_dir`` holds exactly the accepted tasks' keys and oracles (and
+    the accepted workflow tasks' checkers)."""
+    if workflow_tasks is not None:
+        wf = workflow_tasks.filter(pl.col("status") == "accepted")
+        checkers = {
+            t: hashlib.sha256(src.encode()).hexdigest()
+            for t, src in zip(wf["task_id"], wf["checker"], strict=True)
+        }
+        if _checker_digests(release_dir) != checkers:
+            return False
     accepted = tasks.filter(pl.col("status") == "accepted")
     keys = dict(zip(accepted["task_id"], accepted["answer"], strict=True))
     oracles = {

@@ -1,0 +1,318 @@
+"""Mail and spreadsheets (the Finch side): mailbox -> messages -> threads; attachments and
+spreadsheet corpora -> workbooks -> version chains -> diffs -> workflow candidates.
+
+Every asset here only wires a ``pipeline`` function into Dagster and reports counts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+
+from assets.resources import LedgerForge, markdown_rows
+from pipeline.detect.steps import VERSION_DIFFS_SCHEMA, VERSION_STEPS_SCHEMA, build_version_diffs
+from pipeline.detect.threads import THREADS_SCHEMA, build_threads
+from pipeline.detect.versions import VERSION_CHAINS_SCHEMA, build_version_chains
+from pipeline.draft.schemas import WORKFLOW_CANDIDATES_SCHEMA, WORKFLOW_DRAFTS_SCHEMA
+from pipeline.draft.workflow_candidates import build_workflow_candidates
+from pipeline.draft.workflows import blob_workbook_loader, draft_workflows
+from pipeline.ingest.mail import ingest_mail
+from pipeline.ingest.mail.schemas import ATTACHMENTS_SCHEMA, MESSAGES_SCHEMA
+from pipeline.ingest.workbook_sources import (
+    WORKBOOK_SOURCES_SCHEMA,
+    ingest_workbook_sources,
+    sources_from_attachments,
+    sources_from_folder,
+)
+from pipeline.ingest.workbooks import CELLS_SCHEMA, SHEETS_SCHEMA, WORKBOOKS_SCHEMA, read_workbook
+from pipeline.synth.mailbox import default_mail_corpus
+from pipeline.validate.workflows import WORKFLOW_TASKS_SCHEMA, validate_workflow_drafts
+
+GROUP = "mail"
+
+
+def _mail_sources(lf: LedgerForge) -> list[tuple[str, Path]]:
+    if lf.own_corpora:
+        return [(name, Path(path)) for name, path in lf.mail_source_pairs()]
+    return [("synth-mail", lf.paths.corpus / "mail" / "maildir")]
+
+
+def _spreadsheet_sources(lf: LedgerForge) -> list[tuple[str, Path]]:
+    if lf.own_corpora:
+        return [(name, Path(path)) for name, path in lf.spreadsheet_source_pairs()]
+    return [("synth-spreadsheets", lf.paths.corpus / "mail" / "spreadsheets")]
+
+
+@dg.asset(
+    group_name=GROUP,
+    description="The embedded default mailbox and spreadsheet corpus (seeded, with ground truth).",
+)
+def mail_corpus(lf: LedgerForge) -> dg.MaterializeResult:
+    if lf.own_corpora:
+        return dg.MaterializeResult(metadata={"skipped": "corpora configured"})
+    corpus = default_mail_corpus(lf.paths.corpus / "mail")
+    return dg.MaterializeResult(metadata={"folder": str(corpus.root), "seed": corpus.seed})
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            "messages",
+            group_name=GROUP,
+            deps=[mail_corpus],
+            description="One row per unique message (duplicates merged, every source kept).",
+        ),
+        dg.AssetSpec(
+            "attachments",
+            group_name=GROUP,
+            deps=[mail_corpus],
+            description="MIME attachments, bytes in the blob store by sha256.",
+        ),
+    ]
+)
+def mail(context, lf: LedgerForge):
+    wh = lf.warehouse
+    result = ingest_mail(_mail_sources(lf), lf.blobs, progress=context.log.info)
+    wh.replace("messages", result.messages, MESSAGES_SCHEMA)
+    wh.replace("attachments", result.attachments, ATTACHMENTS_SCHEMA)
+    wh.write("quarantine", result.intake.quarantine_frame(), part="mail")
+    wh.write("intake", result.intake.intake_frame(), part="mail")
+    reasons = result.intake.quarantine_frame()
+    yield dg.MaterializeResult(
+        asset_key="messages",
+        metadata={
+            "files_discovered": result.intake.discovered,
+            "files_ingested": len(result.intake.ingested),
+            "files_quarantined": len(result.intake.quarantined),
+            "messages": len(result.messages),
+            "duplicates_merged": int(
+                (result.messages["source_paths"].list.len() - 1).clip(lower_bound=0).sum() or 0
+            ),
+            "quarantine": dg.MetadataValue.md(markdown_rows(reasons, ["path", "reason"])),
+        },
+    )
+    yield dg.MaterializeResult(
+        asset_key="attachments",
+        metadata={
+            "attachments": len(result.attachments),
+            "spreadsheets": int(result.attachments["is_spreadsheet"].sum() or 0),
+        },
+    )
+
+
+@dg.asset(group_name=GROUP, deps=["messages"], description="Messages grouped into threads.")
+def threads(lf: LedgerForge) -> dg.MaterializeResult:
+    frame = build_threads(lf.warehouse.read("messages", MESSAGES_SCHEMA))
+    lf.warehouse.replace("threads", frame, THREADS_SCHEMA)
+    sizes = frame.group_by("thread_id").len()
+    return dg.MaterializeResult(
+        metadata={
+            "threads": len(sizes),
+            "threads_with_replies": int((sizes["len"] > 1).sum()),
+            "linked_by": dg.MetadataValue.md(
+                markdown_rows(frame.group_by("linked_by").len().sort("linked_by"), ["linked_by", "len"])
+            ),
+        }
+    )
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(name, group_name=GROUP, deps=["attachments", mail_corpus], description=text)
+        for name, text in (
+            ("workbooks", "Every spreadsheet attachment and corpus file, read (or quarantined)."),
+            ("sheets", "Sheets with their charts, pivots, merges and formats."),
+            ("cells", "One row per non-empty cell: value, type, formula, number format."),
+            ("workbook_sources", "Every place a workbook came from (mails, corpus files)."),
+        )
+    ]
+)
+def workbook_corpus(context, lf: LedgerForge):
+    wh = lf.warehouse
+    items = sources_from_attachments(
+        wh.read("attachments", ATTACHMENTS_SCHEMA), wh.read("messages", MESSAGES_SCHEMA)
+    )
+    for _name, folder in _spreadsheet_sources(lf):
+        items += sources_from_folder(folder)
+    result = ingest_workbook_sources(items, lf.blobs, progress=context.log.info)
+    wh.replace("workbooks", result.workbooks, WORKBOOKS_SCHEMA)
+    wh.replace("sheets", result.sheets, SHEETS_SCHEMA)
+    wh.replace("cells", result.cells, CELLS_SCHEMA)
+    wh.replace("workbook_sources", result.sources, WORKBOOK_SOURCES_SCHEMA)
+    wh.write("quarantine", result.intake.quarantine_frame(), part="workbooks")
+    wh.write("intake", result.intake.intake_frame(), part="workbooks")
+    reasons = result.intake.quarantine_frame()
+    yield dg.MaterializeResult(
+        asset_key="workbooks",
+        metadata={
+            "discovered": result.intake.discovered,
+            "ingested": len(result.intake.ingested),
+            "quarantined": len(result.intake.quarantined),
+            "workbooks": len(result.workbooks),
+            "quarantine": dg.MetadataValue.md(markdown_rows(reasons, ["path", "reason"])),
+        },
+    )
+    yield dg.MaterializeResult(asset_key="sheets", metadata={"sheets": len(result.sheets)})
+    yield dg.MaterializeResult(asset_key="cells", metadata={"cells": len(result.cells)})
+    yield dg.MaterializeResult(
+        asset_key="workbook_sources", metadata={"sources": len(result.sources)}
+    )
+
+
+@dg.asset(
+    group_name=GROUP,
+    deps=["workbooks", "sheets", "cells", "workbook_sources", "messages"],
+    description="Families of the same workbook across versions, with the evidence of each link.",
+)
+def version_chains(lf: LedgerForge) -> dg.MaterializeResult:
+    wh = lf.warehouse
+    frame = build_version_chains(
+        wh.read("workbooks", WORKBOOKS_SCHEMA),
+        wh.read("sheets", SHEETS_SCHEMA),
+        wh.read("cells", CELLS_SCHEMA),
+        wh.read("workbook_sources", WORKBOOK_SOURCES_SCHEMA),
+        wh.read("messages", MESSAGES_SCHEMA),
+    )
+    wh.replace("version_chains", frame, VERSION_CHAINS_SCHEMA)
+    lengths = frame.group_by("chain_id").len()
+    return dg.MaterializeResult(
+        metadata={
+            "chains": len(lengths),
+            "links": int((lengths["len"] - 1).sum() or 0),
+            "longest": int(lengths["len"].max() or 0),
+        }
+    )
+
+
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            "version_diffs",
+            group_name=GROUP,
+            deps=["version_chains", "workbooks"],
+            description="Aligned diffs between consecutive versions.",
+        ),
+        dg.AssetSpec(
+            "version_steps",
+            group_name=GROUP,
+            deps=["version_chains", "workbooks"],
+            description="Each step classified into Finch task types, with a summary.",
+        ),
+    ]
+)
+def version_diffs(lf: LedgerForge):
+    wh = lf.warehouse
+    workbooks = wh.read("workbooks", WORKBOOKS_SCHEMA)
+    blobs = lf.blobs
+    stored = {
+        row["workbook_id"]: row["converted_sha256"] or row["workbook_id"]
+        for row in workbooks.select("workbook_id", "converted_sha256").iter_rows(named=True)
+    }
+
+    def read(workbook_id: str):
+        return read_workbook(Path(blobs.local_path(stored[workbook_id])))
+
+    diffs, steps = build_version_diffs(wh.read("version_chains", VERSION_CHAINS_SCHEMA), read)
+    wh.replace("version_diffs", diffs, VERSION_DIFFS_SCHEMA)
+    wh.replace("version_steps", steps, VERSION_STEPS_SCHEMA)
+    yield dg.MaterializeResult(asset_key="version_diffs", metadata={"edits": len(diffs)})
+    trivial = steps.filter(pl.col("trivial_reason").is_not_null())
+    yield dg.MaterializeResult(
+        asset_key="version_steps",
+        metadata={"steps": len(steps), "trivial": len(trivial)},
+    )
+
+
+@dg.asset(
+    group_name=GROUP,
+    deps=["threads", "messages", "attachments", "workbook_sources", "version_steps"],
+    description="Threads that state a goal over spreadsheets, and version-chain steps.",
+)
+def workflow_candidates(lf: LedgerForge) -> dg.MaterializeResult:
+    wh = lf.warehouse
+    frame = build_workflow_candidates(
+        wh.read("threads", THREADS_SCHEMA),
+        wh.read("messages", MESSAGES_SCHEMA),
+        wh.read("attachments", ATTACHMENTS_SCHEMA),
+        wh.read("workbook_sources", WORKBOOK_SOURCES_SCHEMA),
+        wh.read("version_chains", VERSION_CHAINS_SCHEMA),
+        wh.read("version_steps", VERSION_STEPS_SCHEMA),
+    )
+    wh.replace("workflow_candidates", frame, WORKFLOW_CANDIDATES_SCHEMA)
+    return dg.MaterializeResult(
+        metadata={
+            "candidates": len(frame),
+            "multi_step": int((frame["steps"] >= 2).sum() or 0),
+            "by_grounding": dg.MetadataValue.md(
+                markdown_rows(frame.group_by("grounding").len().sort("grounding"), ["grounding", "len"])
+            ),
+        }
+    )
+
+
+@dg.asset(
+    group_name=GROUP,
+    deps=["workflow_candidates", "version_steps", "workbooks", "messages", "threads"],
+    description="One workflow draft per candidate: instruction, input, reference, checker.",
+)
+def workflow_drafts(lf: LedgerForge) -> dg.MaterializeResult:
+    wh = lf.warehouse
+    workbooks = wh.read("workbooks", WORKBOOKS_SCHEMA)
+    converted = {
+        w: c
+        for w, c in workbooks.select("workbook_id", "converted_sha256").iter_rows()
+        if c is not None
+    }
+    steps = wh.read("version_steps", VERSION_STEPS_SCHEMA)
+    summaries = {
+        f"{chain}:{step}": summary
+        for chain, step, summary in steps.select("chain_id", "step", "summary").iter_rows()
+    }
+    frame = draft_workflows(
+        wh.read("workflow_candidates", WORKFLOW_CANDIDATES_SCHEMA),
+        blob_workbook_loader(lf.blobs, converted),
+        messages=wh.read("messages", MESSAGES_SCHEMA),
+        threads=wh.read("threads", THREADS_SCHEMA),
+        converted=converted,
+        summaries=summaries,
+    )
+    wh.replace("workflow_drafts", frame, WORKFLOW_DRAFTS_SCHEMA)
+    return dg.MaterializeResult(
+        metadata={
+            "drafts": len(frame),
+            "with_checker": int(frame["checker"].is_not_null().sum()),
+        }
+    )
+
+
+@dg.asset(
+    group_name=GROUP,
+    deps=["workflow_drafts"],
+    description="Workflow drafts after validation: the reference passes its checker, the "
+    "input fails it, nothing trivial, no personal data.",
+)
+def workflow_tasks(context, lf: LedgerForge) -> dg.MaterializeResult:
+    wh = lf.warehouse
+    frame = validate_workflow_drafts(
+        wh.read("workflow_drafts", WORKFLOW_DRAFTS_SCHEMA), lf.blobs, workers=lf.workers
+    )
+    wh.replace("workflow_tasks", frame, WORKFLOW_TASKS_SCHEMA)
+    accepted = frame.filter(pl.col("status") == "accepted")
+    rejected = frame.filter(pl.col("status") == "rejected").explode("reasons", empty_as_null=True)
+    rules = (
+        rejected.with_columns(rule=rejected["reasons"].str.extract(r"^([a-z_]+)"))
+        .group_by("rule")
+        .len()
+        .sort("rule")
+    )
+    context.log.info(f"workflow tasks: {len(accepted)} accepted of {len(frame)}")
+    return dg.MaterializeResult(
+        metadata={
+            "accepted": len(accepted),
+            "accepted_multi_step": int((accepted["steps"] >= 2).sum() or 0),
+            "rejected": len(frame) - len(accepted),
+            "rejection_rules": dg.MetadataValue.md(markdown_rows(rules, ["rule", "len"])),
+        }
+    )
