@@ -8,9 +8,10 @@ versions of each other, and each is stored with every link:
   tokens such as v2/rev3/final/draft, copy tokens such as "Copy of" and "(1)",
   extensions): exact stem, or rapidfuzz similarity;
 * the overlap of sheet names;
-* the content: a MinHash (datasketch) of the set of cell values, whose Jaccard
-  estimate tells a later version (most values kept) from a sibling built on the
-  same template (same labels, other desk, other numbers).
+* the content: a MinHash (datasketch) of the set of cell values (boilerplate
+  common to a large share of the corpus left out), whose Jaccard estimate tells a
+  later version (most values kept) from a sibling built on the same template (same
+  labels, other desk, other numbers).
 
 Candidates come from blocking only, never from all pairs: workbooks sharing a name
 stem (small blocks) and the MinHashLSH buckets of their contents. A candidate pair
@@ -58,7 +59,9 @@ NAME_MIN = 0.9  # stems this similar count as the same name
 CONTENT_MIN_NAMED = 0.4  # same name: most values kept (a same-template sibling shares labels only)
 CONTENT_MIN_UNNAMED = 0.85  # any name: near-identical contents
 SHEET_MIN = 0.5
-MAX_BLOCK = 64  # larger same-stem blocks ("book1") rely on LSH candidates only
+MAX_BLOCK = 64
+COMMON_MIN_DF = 100  # a cell value in more workbooks than this (and than the share) is
+COMMON_SHARE = 0.01  # template boilerplate, left out of the content signature  # larger same-stem blocks ("book1") rely on LSH candidates only
 
 _SUFFIX = re.compile(r"\.(xlsx|xlsm|xlsb|xls|csv|ods)$", re.I)
 _COPY = re.compile(
@@ -173,7 +176,16 @@ def _dates(
 
 
 def content_tokens(cells: pl.DataFrame) -> dict[str, list[bytes]]:
-    """The set of cell values (formula text where no value was cached) per workbook."""
+    """The set of cell values (formula text where no value was cached) per workbook,
+    without the values common to a large share of the corpus.
+
+    Labels of a template shared by thousands of workbooks ("Q1", "Total", "Salaries")
+    say nothing about which workbook is a version of which; left in, they would make
+    every workbook of a template an LSH candidate of every other (quadratic) and lift
+    the similarity of same-template siblings. A value is common when more than
+    max(:data:`COMMON_MIN_DF`, :data:`COMMON_SHARE` x workbooks) workbooks hold it, a
+    count no family reaches. A workbook holding only common values keeps them all.
+    """
     tokens = (
         cells.select(
             "workbook_id",
@@ -182,12 +194,16 @@ def content_tokens(cells: pl.DataFrame) -> dict[str, list[bytes]]:
         .drop_nulls()
         .filter(pl.col("token") != "")
         .unique()
-        .group_by("workbook_id")
-        .agg("token")
     )
+    n_books = tokens["workbook_id"].n_unique()
+    max_df = max(COMMON_MIN_DF, int(COMMON_SHARE * n_books))
+    tokens = tokens.with_columns(df=pl.len().over("token"))
+    kept = tokens.filter(pl.col("df") <= max_df)
+    only_common = tokens.join(kept.select("workbook_id").unique(), on="workbook_id", how="anti")
+    grouped = pl.concat([kept, only_common]).group_by("workbook_id").agg(pl.col("token").sort())
     return {
         wid: [t.encode() for t in toks]
-        for wid, toks in zip(tokens["workbook_id"], tokens["token"], strict=True)
+        for wid, toks in zip(grouped["workbook_id"], grouped["token"], strict=True)
     }
 
 
