@@ -11,9 +11,11 @@ contract, section 5).
   counts as wrong and is reported.
 * Edits: every seeded edit of a step (``implied`` edits excluded: consequences
   nobody typed) must appear in ``version_diffs`` at that step with the same sheet,
-  kind and address; an edit the diff reports at a true step that matches no true
-  edit, seeded or implied, is a phantom (the cascade a misaligned row insertion
-  would produce).
+  kind and address (a cell edit inside a column or row the diff reports as
+  inserted counts as found: appending a column is both, and a cell typed into a new
+  row has no before); an edit the diff reports
+  at a true step that matches no true edit, seeded or implied, is a phantom (the
+  cascade a misaligned row insertion would produce).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
+from pipeline.detect.diffs import CELL_KINDS
 
 THREAD_F1_MIN = 0.95
 LINK_PRECISION_MIN = 0.95
@@ -213,26 +218,64 @@ def score_edits(version_diffs: pl.DataFrame, truth: dict) -> EditScore:
         keys = Counter(
             (r["sheet"], r["kind"], _addr(r["after_address"] or r["before_address"])) for r in got
         )
+        bands = [_band(r) for r in got if r["kind"] in ("row_inserted", "col_inserted")]
+        covering: set[tuple] = set()  # predicted bands that hold seeded cells
         for e in edits:
             key = (e["sheet"], e["kind"], _addr(e.get("address")))
             if e.get("implied"):
                 continue
             score.n_seeded += 1
-            if keys[key] > 0:
+            band = _covering_band(e, bands) if e["kind"] in CELL_KINDS else None
+            if band is not None:
+                covering.add(band)
+            if keys[key] > 0 or band is not None:
                 score.n_found += 1
             elif len(score.missed) < MAX_LISTED:
-                score.missed.append({"before": pair[0], "after": pair[1], **e})
+                score.missed.append({**e, "before_id": pair[0], "after_id": pair[1]})
         expected = {(e["sheet"], e["kind"], _addr(e.get("address"))) for e in edits}
+        expected |= {(sheet, f"{axis}_inserted", span) for sheet, axis, _, _, span in covering}
         for key, n in keys.items():
             if key not in expected:
                 score.n_phantom += n
                 if len(score.phantoms) < MAX_LISTED:
                     sheet, kind, addr = key
                     score.phantoms.append(
-                        {"before": pair[0], "after": pair[1], "sheet": sheet, "kind": kind}
+                        {"before_id": pair[0], "after_id": pair[1], "sheet": sheet, "kind": kind}
                         | {"address": addr, "count": n}
                     )
     return score
+
+
+def _band(row: dict) -> tuple[str, str, int, int, str]:
+    """A predicted inserted band as (sheet, axis, first, last, span)."""
+    axis = row["kind"].split("_")[0]
+    span = _addr(row["after_address"]) or ""
+    first, _, last = span.partition(":")
+    if axis == "row":
+        lo, hi = int(first), int(last or first)
+    else:
+        lo, hi = column_index_from_string(first), column_index_from_string(last or first)
+    return row["sheet"], axis, lo, hi, span
+
+
+def _covering_band(edit: dict, bands: list[tuple]) -> tuple | None:
+    """The inserted band that holds a seeded cell edit. A column (row) appended to a
+    table is one insertion to the diff and cells added to the generator, both the same
+    edit; and a cell typed into a row inserted in the same step had no before, so
+    the insertion is all a diff can show of it."""
+    addr = _addr(edit.get("address"))
+    if not addr:
+        return None
+    try:
+        col, row = coordinate_from_string(addr)
+    except ValueError:
+        return None
+    col_idx = column_index_from_string(col)
+    for band in bands:
+        sheet, axis, lo, hi, _ = band
+        if sheet == edit["sheet"] and lo <= (row if axis == "row" else col_idx) <= hi:
+            return band
+    return None
 
 
 def _ordered(family: dict) -> list[str]:

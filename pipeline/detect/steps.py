@@ -268,6 +268,8 @@ def trivial_reason(diff: WorkbookDiff) -> str | None:
     kinds: list[str] = []
     stamps = 0
     for sd in diff.sheets:
+        if sd.status == "same":
+            continue
         if sd.status != "modified" or sd.axis_edits or sd.charts_added or sd.charts_removed:
             return None
         if sd.conditional_formats_added or sd.conditional_formats_removed:
@@ -430,12 +432,17 @@ def _sheet_phrases(diff: WorkbookDiff, sd: SheetDiff, max_items: int = 3) -> lis
         out.append(f"changed {e.after_address} from {_show(e.before)} to {_show(e.after)}")
     if len(changed) > max_items:
         out.append(f"changed {len(changed) - max_items} more values")
-    for e in by_kind.get("formula_changed", [])[:max_items]:
+    # a formula whose text stayed while its cell moved (an insertion) is listed apart
+    edited = [e for e in by_kind.get("formula_changed", []) if e.before.formula != e.after.formula]
+    kept = len(by_kind.get("formula_changed", [])) - len(edited)
+    for e in edited[:max_items]:
         out.append(
             f"changed the formula in {e.after_address} from {e.before.formula} to {e.after.formula}"
         )
-    if len(by_kind.get("formula_changed", [])) > max_items:
-        out.append(f"changed {len(by_kind['formula_changed']) - max_items} more formulas")
+    if len(edited) > max_items:
+        out.append(f"changed {len(edited) - max_items} more formulas")
+    if kept:
+        out.append(f"{_plural(kept, 'moved formula')} kept {'its' if kept == 1 else 'their'} text")
     if v2f := by_kind.get("value_to_formula"):
         cells = [e.after for e in v2f]
         out.append(

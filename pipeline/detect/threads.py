@@ -7,13 +7,14 @@ that are referenced but absent from the corpus, so two replies to a parent that 
 never archived still share a thread. Then, for what the headers left apart, the
 normalised subject: a component whose first message is a reply or forward
 ("Re:", "Fw:") is attached to an earlier thread with the same normalised subject
-only when the two share a participant and the reply comes within
-:data:`SUBJECT_WINDOW` of the thread's last message. A subject alone never joins:
-"Update" between different people months apart stays two threads.
+only when the reply's sender took part in that thread and the reply comes within
+:data:`SUBJECT_WINDOW` of the thread's last message (the thread sharing most
+participants wins). A subject alone never joins: "Update" between different people
+months apart stays two threads, and a fresh message (no "Re:") starts its own.
 
-Subject joining works per normalised subject over components sorted by date, with
-threads that fell out of the window pruned, so the cost is near-linear in the
-corpus, never all pairs.
+Subject joining looks up open threads by (normalised subject, participant) over
+components sorted by date, pruning threads that fell out of the window, so the cost
+is near-linear in the corpus, never all pairs.
 """
 
 from __future__ import annotations

@@ -59,9 +59,11 @@ NAME_MIN = 0.9  # stems this similar count as the same name
 CONTENT_MIN_NAMED = 0.4  # same name: most values kept (a same-template sibling shares labels only)
 CONTENT_MIN_UNNAMED = 0.85  # any name: near-identical contents
 SHEET_MIN = 0.5
-MAX_BLOCK = 64
-COMMON_MIN_DF = 100  # a cell value in more workbooks than this (and than the share) is
-COMMON_SHARE = 0.01  # template boilerplate, left out of the content signature  # larger same-stem blocks ("book1") rely on LSH candidates only
+MAX_BLOCK = 64  # larger same-stem blocks ("book1") rely on LSH candidates only
+# a cell value held by more workbooks than this and than the share is template
+# boilerplate, left out of the content signature
+COMMON_MIN_DF = 100
+COMMON_SHARE = 0.01
 
 _SUFFIX = re.compile(r"\.(xlsx|xlsm|xlsb|xls|csv|ods)$", re.I)
 _COPY = re.compile(

@@ -158,3 +158,27 @@ def test_edits_found_and_phantoms(tmp_path: Path) -> None:
     assert score.threads is None and score.chains is None
     assert not score.passed
     assert score.lines() == ["edits: 2/3 seeded edits found, 2 phantom (2/3 true steps diffed)"]
+
+
+def test_appended_column_and_cells_typed_into_a_new_row_are_found() -> None:
+    truth = {
+        "families": [
+            {"family": "f", "versions": [{"sha256": "a", "order": 0}, {"sha256": "b", "order": 1}]}
+        ],
+        "edits": [
+            {"family": "f", "step": 1, "kind": "cell_added", "sheet": "S", "address": f"F{r}"}
+            for r in (4, 5, 6)
+        ]
+        + [
+            {"family": "f", "step": 1, "kind": "row_inserted", "sheet": "S", "address": "9:9"},
+            {"family": "f", "step": 1, "kind": "value_changed", "sheet": "S", "address": "B9"},
+        ],
+    }
+    diffs = diff_rows(
+        [
+            dict(before_id="a", after_id="b", sheet="S", kind="col_inserted", after_address="F:F"),
+            dict(before_id="a", after_id="b", sheet="S", kind="row_inserted", after_address="9:9"),
+        ]
+    )
+    edits = evaluate_mail_truth(truth, version_diffs=diffs).edits
+    assert (edits.n_seeded, edits.n_found, edits.n_phantom) == (5, 5, 0)
