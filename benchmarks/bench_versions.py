@@ -50,7 +50,7 @@ class Corpus:
         self.wb: dict[str, list] = {k: [] for k in ("workbook_id", "file_name")}
         self.sheets: dict[str, list] = {k: [] for k in ("workbook_id", "sheet", "sheet_index")}
         self.cells: dict[str, list] = {
-            k: [] for k in ("workbook_id", "sheet", "row", "col", "value")
+            k: [] for k in ("workbook_id", "sheet", "row", "col", "value", "type")
         }
         self.sources: dict[str, list] = {k: [] for k in ("workbook_id", "file_name", "file_date")}
         self.links: set[tuple[str, str]] = set()
@@ -71,6 +71,7 @@ class Corpus:
             self.cells["row"].append(r)
             self.cells["col"].append(c)
             self.cells["value"].append(str(v))
+            self.cells["type"].append("F" if isinstance(v, float) else "T")
         self.sources["workbook_id"].append(wid)
         self.sources["file_name"].append(name)
         self.sources["file_date"].append(day)

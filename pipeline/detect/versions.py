@@ -8,10 +8,10 @@ versions of each other, and each is stored with every link:
   tokens such as v2/rev3/final/draft, copy tokens such as "Copy of" and "(1)",
   extensions): exact stem, or rapidfuzz similarity;
 * the overlap of sheet names;
-* the content: a MinHash (datasketch) of the set of cell values (boilerplate
-  common to a large share of the corpus left out), whose Jaccard estimate tells a
-  later version (most values kept) from a sibling built on the same template (same
-  labels, other desk, other numbers).
+* the content: a MinHash (datasketch) of the set of typed cell values (numbers
+  weighted up, boilerplate common to a large share of the corpus left out), whose
+  Jaccard estimate tells a later version (most numbers kept) from a sibling built
+  on the same template (same labels, other desk, other numbers).
 
 Candidates come from blocking only, never from all pairs: workbooks sharing a name
 stem (small blocks) and the MinHashLSH buckets of their contents. A candidate pair
@@ -49,14 +49,15 @@ VERSION_CHAINS_SCHEMA = {
     # evidence of the link prev -> this (null at position 0)
     "name_similarity": pl.Float64,  # rapidfuzz token_sort_ratio of the name stems, 0..1
     "sheet_overlap": pl.Float64,  # Jaccard of the sheet-name sets
-    "content_similarity": pl.Float64,  # MinHash Jaccard estimate of the cell-value sets
+    "content_similarity": pl.Float64,  # MinHash Jaccard estimate of the typed-value sets
     "link_reason": pl.String,
 }
 
-NUM_PERM = 64
+NUM_PERM = 128
+NUMBER_WEIGHT = 3  # a typed number counts as this many tokens of the content signature
 LSH_THRESHOLD = 0.3  # candidate recall: LSH buckets pairs well below the link thresholds
 NAME_MIN = 0.9  # stems this similar count as the same name
-CONTENT_MIN_NAMED = 0.4  # same name: most values kept (a same-template sibling shares labels only)
+CONTENT_MIN_NAMED = 0.45  # same name: most typed values kept (a sibling shares labels only)
 CONTENT_MIN_UNNAMED = 0.85  # any name: near-identical contents
 SHEET_MIN = 0.5
 MAX_BLOCK = 64  # larger same-stem blocks ("book1") rely on LSH candidates only
@@ -178,25 +179,40 @@ def _dates(
 
 
 def content_tokens(cells: pl.DataFrame) -> dict[str, list[bytes]]:
-    """The set of cell values (formula text where no value was cached) per workbook,
-    without the values common to a large share of the corpus.
+    """The content signature of each workbook: the set of its typed values.
 
-    Labels of a template shared by thousands of workbooks ("Q1", "Total", "Salaries")
-    say nothing about which workbook is a version of which; left in, they would make
-    every workbook of a template an LSH candidate of every other (quadratic) and lift
-    the similarity of same-template siblings. A value is common when more than
-    max(:data:`COMMON_MIN_DF`, :data:`COMMON_SHARE` x workbooks) workbooks hold it, a
-    count no family reaches. A workbook holding only common values keeps them all.
+    Typed (constant) values, not formula results: a changed input recomputes every
+    total and share downstream, so cached results would make two versions look far
+    apart. Numbers and dates count :data:`NUMBER_WEIGHT` times (as that many distinct
+    tokens): they are what tells a later version (numbers kept) from a sibling on the
+    same template (labels kept, numbers not). A workbook without constants is
+    signed by its formula results.
+
+    Values common to a large share of the corpus ("Q1", "Total", "Salaries" in
+    thousands of workbooks of one template) say nothing about which workbook is a
+    version of which; left in, they would make every workbook of a template an LSH
+    candidate of every other (quadratic) and lift the similarity of siblings. A value
+    is common when more than max(:data:`COMMON_MIN_DF`, :data:`COMMON_SHARE` x
+    workbooks) workbooks hold it, a count no family reaches. A workbook holding only
+    common values keeps them all.
     """
-    tokens = (
-        cells.select(
-            "workbook_id",
-            pl.coalesce(pl.col("value").str.strip_chars(), pl.col("formula")).alias("token"),
-        )
-        .drop_nulls()
-        .filter(pl.col("token") != "")
-        .unique()
+    values = cells.select(
+        "workbook_id",
+        pl.coalesce(pl.col("value").str.strip_chars(), pl.col("formula")).alias("token"),
+        pl.col("formula").is_null().alias("typed"),
+        pl.col("type").is_in(["I", "F", "D"]).fill_null(False).alias("number"),
+    ).filter(pl.col("token").is_not_null() & (pl.col("token") != ""))
+    typed = values.filter("typed")
+    untyped_books = values.join(typed.select("workbook_id").unique(), on="workbook_id", how="anti")
+    base = pl.concat([typed, untyped_books])
+    weighted = pl.concat(
+        [base.filter(~pl.col("number"))]
+        + [
+            base.filter("number").with_columns(token=pl.lit(f"#{k}:") + pl.col("token"))
+            for k in range(NUMBER_WEIGHT)
+        ]
     )
+    tokens = weighted.select("workbook_id", "token").unique()
     n_books = tokens["workbook_id"].n_unique()
     max_df = max(COMMON_MIN_DF, int(COMMON_SHARE * n_books))
     tokens = tokens.with_columns(df=pl.len().over("token"))

@@ -80,6 +80,13 @@ def tables(
                             "row": r,
                             "col": c,
                             "value": None if is_formula else str(v),
+                            "type": None
+                            if is_formula
+                            else "F"
+                            if isinstance(v, float)
+                            else "I"
+                            if isinstance(v, int)
+                            else "T",
                             "formula": v if is_formula else None,
                         }
                     )
