@@ -21,9 +21,10 @@ name (:data:`CONTENT_MIN_UNNAMED`, a renamed copy). Families are the connected
 components of the links; the same workbook (same sha256) is one node however many
 mails carried it.
 
-A family is ordered by version token when every member has a distinct one, else by
-the date of the earliest e-mail carrying it, else by file date; ``order_by`` says
-which. Only families of two or more workbooks are written.
+A family is ordered by version token when every member has a distinct one (a date
+written in the file name counts as one), else by the date of the earliest e-mail
+carrying it, else by file date; ``order_by`` says which. Only families of two or more
+workbooks are written.
 """
 
 from __future__ import annotations
@@ -88,41 +89,66 @@ _VERSION = re.compile(
     r"(?<![a-z])(?:"
     r"v(?:er(?:sion)?)?[ ._-]?(?P<v>\d+(?:\.\d+)?)"
     r"|rev(?:ision)?[ ._-]?(?P<r>\d+)"
-    r"|(?P<final>final)|(?P<draft>draft)|(?P<revised>revised|updated|update|new|latest)"
+    r"|(?P<final>final)[ ._-]?(?P<f>\d+)?|(?P<draft>draft)"
+    r"|(?P<revised>revised|updated|update|new|latest)"
     r")(?![a-z])",
     re.I,
 )
 
 
+_NAME_DATE = re.compile(
+    r"(?<!\d)(?:(?P<y>(?:19|20)\d\d)[-_.]?(?P<m>0[1-9]|1[0-2])[-_.]?(?P<d>0[1-9]|[12]\d|3[01])"
+    r"|(?P<m2>0?[1-9]|1[0-2])[-_.](?P<d2>0?[1-9]|[12]\d|3[01])[-_.](?P<y2>(?:19|20)?\d\d))(?!\d)"
+)
+
+
 @dataclass(frozen=True)
 class NameParts:
-    """A file name split into the stem that names the workbook and its version mark."""
+    """A file name split into the stem that names the workbook and its version marks."""
 
     stem: str
-    rank: tuple[int, float] | None  # (stage: 0 draft, 1 plain, 2 final; number); None: no token
+    # (stage: 0 draft, 1 plain, 2 final; number: 0 unmarked, 0.5 a copy, n for v<n>/rev<n>);
+    # None when the name carries no version or copy token
+    rank: tuple[int, float] | None
+    date: dt.date | None = None  # a date written in the name ("report_2001-03-15")
+
+
+def _name_date(name: str) -> dt.date | None:
+    for m in _NAME_DATE.finditer(name):
+        year = m["y"] or m["y2"]
+        year = int(year) + (2000 if int(year) < 50 else 1900) if len(year) == 2 else int(year)
+        try:
+            return dt.date(year, int(m["m"] or m["m2"]), int(m["d"] or m["d2"]))
+        except ValueError:
+            continue
+    return None
 
 
 def name_parts(file_name: str) -> NameParts:
     """Strip extension, copy tokens, dates and version tokens from a file name."""
     name = file_name.replace("\\", "/").rsplit("/", 1)[-1]
     name = _SUFFIX.sub("", name.strip())
+    stage, number, found = 1, 0.0, False
     for _ in range(3):  # "Copy of x (1)" - copy tokens nest
-        name = _COPY.sub("", name.strip())
-    stage, number, found = 1, 1.0, False
+        name, n = _COPY.subn("", name.strip())
+        if n:
+            number, found = 0.5, True  # a copy comes after the file it copies
     for m in _VERSION.finditer(name):
         found = True
         if m["v"] or m["r"]:
             number = float(m["v"] or m["r"])
         elif m["final"]:
             stage = 2
+            number = float(m["f"]) if m["f"] else number
         elif m["draft"]:
             stage = 0
         elif m["revised"]:
             number = max(number, 1.5)
     name = _VERSION.sub(" ", name)
+    when = _name_date(name)
     name = _DATE.sub(" ", name)
     stem = re.sub(r"[\s_.\-()\[\],]+", " ", name).strip().lower()
-    return NameParts(stem, (stage, number) if found else None)
+    return NameParts(stem, (stage, number) if found else None, when)
 
 
 @dataclass
@@ -333,13 +359,18 @@ class _UnionFind:
 
 
 def _order(members: list[_Node]) -> tuple[list[_Node], str]:
-    """Members earliest first, and what decided the order."""
+    """Members earliest first, and what decided the order: version tokens (or dates
+    written in the names) when they tell every member apart, else e-mail dates, else
+    file dates."""
     ranks = [m.parts.rank for m in members]
     if any(r is not None for r in ranks):
-        filled = [r if r is not None else (1, 1.0) for r in ranks]  # no token: the plain v1
+        filled = [r if r is not None else (1, 0.0) for r in ranks]  # no token: the original
         if len(set(filled)) == len(filled):
             order = sorted(range(len(members)), key=lambda i: filled[i])
             return [members[i] for i in order], "version_token"
+    dates = [m.parts.date for m in members]
+    if all(d is not None for d in dates) and len(set(dates)) == len(dates):
+        return sorted(members, key=lambda m: m.parts.date), "version_token"
     far = dt.datetime.max.replace(tzinfo=dt.UTC)
     if all(m.email_date is not None for m in members):
         key = "email_date"

@@ -16,12 +16,13 @@ from tests.detect.workbook_frames import edited, ledger, tables, when, wid
     [
         ("Q3 budget.xls", "q3 budget", None),
         ("Q3 Budget v2.xls", "q3 budget", (1, 2.0)),
-        ("Copy of Q3 budget FINAL (1).xlsx", "q3 budget", (2, 1.0)),
+        ("Copy of Q3 budget FINAL (1).xlsx", "q3 budget", (2, 0.5)),
+        ("canada_gas_positions_final2.xlsx", "canada gas positions", (2, 2.0)),
         ("positions_2001-03-15.xlsx", "positions", None),
         ("Market report 15mar01.xls", "market report", None),
         ("gas desk rev3.xlsx", "gas desk", (1, 3.0)),
-        ("budget_draft.xls", "budget", (0, 1.0)),
-        ("budget - Copy.xlsx", "budget", None),
+        ("budget_draft.xls", "budget", (0, 0.0)),
+        ("budget - Copy.xlsx", "budget", (1, 0.5)),
         ("Book1.xls", "book1", None),
     ],
 )
@@ -143,3 +144,24 @@ def test_unrelated_small_books_are_not_chained() -> None:
         for i in range(20)
     ]
     assert build_version_chains(**tables(books)).is_empty()
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["coal_alloc_2001-03-18.xlsx", "coal_alloc_2001-03-21.xlsx", "coal_alloc_2001-03-27.xlsx"],
+        ["West allocation.xlsx", "West allocation_rev1.xlsx", "West allocation_rev2.xlsx"],
+        ["Desk P&L.xlsx", "Copy of Desk P&L.xlsx", "Desk P&L_final.xlsx"],
+    ],
+)
+def test_names_order_a_family_when_file_dates_say_nothing(names: list[str]) -> None:
+    books, ids = budget_family()
+    same_day = [{"file_date": when(0)}]
+    # listed newest first: only the names can put them in order
+    t = tables(
+        [(names[2], books[2][1], same_day), (names[1], books[1][1], same_day)]
+        + [(names[0], books[0][1], same_day)]
+    )
+    out = build_version_chains(**t)
+    assert chains_of(out) == [ids]
+    assert set(out["order_by"]) == {"version_token"}
