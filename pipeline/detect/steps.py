@@ -521,7 +521,8 @@ def build_version_diffs(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Diff consecutive versions of every chain (VERSION_CHAINS_SCHEMA).
 
-    ``read_workbook_fn(workbook_id)`` returns the :class:`Workbook`. Returns the edits
+    ``read_workbook_fn(workbook_id)`` returns the :class:`Workbook` (for an .xls, read
+    from its converted .xlsx: the rows keep the chain's workbook ids). Returns the edits
     (VERSION_DIFFS_SCHEMA: DIFFS_SCHEMA plus chain_id and step) and one row per step
     (VERSION_STEPS_SCHEMA). A step whose workbook cannot be read is kept with
     ``trivial_reason`` "unreadable: ..." so it is never drafted.
@@ -549,8 +550,11 @@ def build_version_diffs(
                 continue
             diff = diff_workbooks(before, after)
             cls = classify_step(before, after, diff)
-            frame = diff.frame().with_columns(
-                chain_id=pl.lit(chain_id, pl.String), step=pl.lit(step, pl.Int32)
+            frame = diff.frame().with_columns(  # the chain's ids: an .xls is read converted
+                chain_id=pl.lit(chain_id, pl.String),
+                step=pl.lit(step, pl.Int32),
+                before_id=pl.lit(before_id, pl.String),
+                after_id=pl.lit(after_id, pl.String),
             )
             diffs.append(frame.select(list(VERSION_DIFFS_SCHEMA)))
             steps.append(

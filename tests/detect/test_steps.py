@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import openpyxl
@@ -160,12 +161,15 @@ def test_build_version_diffs_over_a_chain(tmp_path: Path, base: Workbook) -> Non
     def read(wid: str) -> Workbook:
         if wid not in books:
             raise WorkbookError(f"{wid}: not in the blob store")
+        if wid == v2.workbook_id:  # as an .xls is: read from its conversion, another sha
+            return replace(books[wid], workbook_id="converted")
         return books[wid]
 
     diffs, steps = build_version_diffs(chains, read)
     assert diffs.schema == pl.Schema(VERSION_DIFFS_SCHEMA)
     assert steps.schema == pl.Schema(VERSION_STEPS_SCHEMA)
     assert steps["step"].to_list() == [1, 2, 3]
+    assert diffs["after_id"][0] == diffs["before_id"][1] == v2.workbook_id
     assert diffs.filter(pl.col("step") == 1)["kind"].to_list() == ["row_inserted"]
     assert diffs.filter(pl.col("step") == 2)["kind"].to_list() == ["value_changed"]
     assert steps["n_edits"].to_list() == [1, 1, 0]
