@@ -48,7 +48,7 @@ VERSION_CHAINS_SCHEMA = {
     "order_by": pl.String,  # version_token | email_date | file_date
     "prev_workbook_id": pl.String,  # null at position 0
     # evidence of the link prev -> this (null at position 0)
-    "name_similarity": pl.Float64,  # rapidfuzz token_sort_ratio of the name stems, 0..1
+    "name_similarity": pl.Float64,  # rapidfuzz token_set_ratio of the name stems, 0..1
     "sheet_overlap": pl.Float64,  # Jaccard of the sheet-name sets
     "content_similarity": pl.Float64,  # MinHash Jaccard estimate of the typed-value sets
     "link_reason": pl.String,
@@ -90,7 +90,8 @@ _VERSION = re.compile(
     r"v(?:er(?:sion)?)?[ ._-]?(?P<v>\d+(?:\.\d+)?)"
     r"|rev(?:ision)?[ ._-]?(?P<r>\d+)"
     r"|(?P<final>final)[ ._-]?(?P<f>\d+)?|(?P<draft>draft)"
-    r"|(?P<revised>revised|updated|update|new|latest)"
+    r"|(?P<revised>revised|updated|update|new|corrected|fixed|clean)"
+    r"|(?P<latest>latest|current|use[ _-]this)"
     r")(?![a-z])",
     re.I,
 )
@@ -144,6 +145,8 @@ def name_parts(file_name: str) -> NameParts:
             stage = 0
         elif m["revised"]:
             number = max(number, 1.5)
+        elif m["latest"]:  # "FINAL_use this" comes after "final2"
+            number += 100
     name = _VERSION.sub(" ", name)
     when = _name_date(name)
     name = _DATE.sub(" ", name)
@@ -335,7 +338,8 @@ class Evidence:
 
 
 def evidence(a: _Node, b: _Node) -> Evidence:
-    name = fuzz.token_sort_ratio(a.parts.stem, b.parts.stem) / 100.0
+    # token_set_ratio: a stem that grew words ("p&l" -> "p&l use this") still matches
+    name = fuzz.token_set_ratio(a.parts.stem, b.parts.stem) / 100.0
     union = len(a.sheets | b.sheets)
     sheets = len(a.sheets & b.sheets) / union if union else 1.0
     content = float(a.minhash.jaccard(b.minhash))

@@ -18,6 +18,7 @@ from tests.detect.workbook_frames import edited, ledger, tables, when, wid
         ("Q3 Budget v2.xls", "q3 budget", (1, 2.0)),
         ("Copy of Q3 budget FINAL (1).xlsx", "q3 budget", (2, 0.5)),
         ("canada_gas_positions_final2.xlsx", "canada gas positions", (2, 2.0)),
+        ("Gas P&L_FINAL_use this.xlsx", "gas p&l", (2, 100.0)),
         ("positions_2001-03-15.xlsx", "positions", None),
         ("Market report 15mar01.xls", "market report", None),
         ("gas desk rev3.xlsx", "gas desk", (1, 3.0)),
