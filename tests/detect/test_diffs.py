@@ -11,8 +11,8 @@ import pytest
 from openpyxl.chart import LineChart, Reference
 
 from pipeline.detect import alignment
-from pipeline.detect.diffs import DIFFS_SCHEMA, diff_workbooks, formula_signature
-from pipeline.ingest.workbooks import Workbook, read_workbook
+from pipeline.detect.diffs import DIFFS_SCHEMA, classify, diff_workbooks, formula_signature
+from pipeline.ingest.workbooks import Cell, Workbook, read_workbook
 
 N_ITEMS = 30
 
@@ -228,9 +228,6 @@ def test_axis_edit_cell_counts_on_many_runs(tmp_path: Path, base: Workbook) -> N
 
 
 def test_rounded_cache_of_the_same_formula_is_not_a_recalculation() -> None:
-    from pipeline.detect.diffs import classify
-    from pipeline.ingest.workbooks import Cell
-
     def cell(value: float) -> Cell:
         return Cell("S", 5, 4, value, "F", "=B5/B$10")
 
