@@ -73,10 +73,39 @@ class _Component:
     participants: set[str] = field(default_factory=set)
 
 
+def identities(address: str | None) -> set[str]:
+    """What identifies a participant: the cleaned address and a surname key.
+
+    Archived mail names the same person several ways: "susan.bailey@enron.com" in
+    one header, the bare display name "bailey" (or an X.500 path) in the Sent folder,
+    a quoted "'dona.carmony@ourclub.com'" elsewhere. The key (``~`` + the last word of
+    the address's local part, or of a bare name) lets a reply from "bailey" continue a
+    thread sent to "susan.bailey@enron.com".
+    """
+    if not address:
+        return set()
+    clean = address.strip().strip("'\"<> ").lower()
+    if not clean:
+        return set()
+    out = {clean}
+    if clean.startswith("/o="):
+        return out
+    if "@" in clean:
+        words = re.split(r"[._+\-]+", clean.split("@", 1)[0])
+    elif "," in clean:  # "bailey, susan"
+        words = re.findall(r"[a-z]+", clean.split(",", 1)[0])[-1:]
+    else:
+        words = re.findall(r"[a-z]+", clean)
+    words = [w for w in words if len(w) >= 3 and w.isalpha()]
+    if words:
+        out.add("~" + words[-1])
+    return out
+
+
 def _participants(row: dict) -> set[str]:
-    people = {row["from_addr"]} if row["from_addr"] else set()
-    people.update(a for a in row["to_addrs"] or () if a)
-    people.update(a for a in row["cc_addrs"] or () if a)
+    people = identities(row["from_addr"])
+    for addr in [*(row["to_addrs"] or ()), *(row["cc_addrs"] or ())]:
+        people |= identities(addr)
     return people
 
 
@@ -160,8 +189,8 @@ def build_threads(messages: pl.DataFrame, window: dt.timedelta = SUBJECT_WINDOW)
         target = None
         if subject and REPLY_PREFIX.match(head["subject"] or ""):
             # who replies or forwards was in the thread: index by the head's sender
-            sender = head["from_addr"]
-            people = [sender] if sender else sorted(comp.participants)
+            sender = identities(head["from_addr"])
+            people = sorted(sender) if sender else sorted(comp.participants)
             buckets = [open_threads[(subject, p)] for p in people]
             target = _best_thread(comp, buckets, window)
         if target is not None:

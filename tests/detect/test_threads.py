@@ -7,7 +7,7 @@ import time
 
 import polars as pl
 
-from pipeline.detect.threads import THREADS_SCHEMA, build_threads
+from pipeline.detect.threads import THREADS_SCHEMA, build_threads, identities
 from tests.detect.mail_frames import frame, msg
 
 A, B, C, D = "alice@enron.com", "bob@enron.com", "carol@enron.com", "dave@enron.com"
@@ -128,3 +128,30 @@ def test_many_messages_one_generic_subject_is_fast() -> None:
     # every pair's replies come 10 days apart: one thread per pair
     assert threads["thread_id"].n_unique() == 2000
     assert elapsed < 10
+
+
+def test_a_sender_named_differently_still_continues_the_thread() -> None:
+    # Enron's Sent folder: the owner is a bare display name, recipients quoted or X.500
+    rows = [
+        msg("f1", "Forest Products", 0, "jennifer.newbrough@enron.com", ["susan.bailey@enron.com"]),
+        msg("f2", "RE: Forest Products", 0.1, "bailey", ["newbrough", "/o=enron/cn=jnewbro"]),
+        msg("w1", "Weekend", 1, "bailey", ["'dona.carmony@ourclub.com'"]),
+        msg("w2", "RE: Weekend", 1.1, "dona.carmony@ourclub.com", ["susan.bailey@enron.com"]),
+        msg("x1", "RE: Weekend", 1.2, "tom.smith@other.com", ["ann.jones@other.com"]),
+    ]
+    messages = frame(rows)
+    assert groups(messages, build_threads(messages)) == {
+        frozenset({"f1", "f2"}),
+        frozenset({"w1", "w2"}),
+        frozenset({"x1"}),
+    }
+
+
+def test_identities() -> None:
+    assert identities("'Dona.Carmony@ourclub.com'") == {"dona.carmony@ourclub.com", "~carmony"}
+    assert identities("bailey") == {"bailey", "~bailey"}
+    assert identities("Bailey, Susan") == {"bailey, susan", "~bailey"}
+    assert identities("/o=enron/ou=na/cn=recipients/cn=jnewbro") == {
+        "/o=enron/ou=na/cn=recipients/cn=jnewbro"
+    }
+    assert identities(None) == set() == identities("  ")
