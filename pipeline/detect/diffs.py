@@ -28,6 +28,9 @@ from pipeline.ingest.workbooks import Cell, Sheet, Workbook
 DENSE_MAX_ROWS = 200_000
 DENSE_MAX_COLS = 2_000
 RENAME_MIN_SIMILARITY = 0.6
+# cached results of an unchanged formula within this relative distance are the same
+# (rounded caches, float noise of another application): not a recalculation
+RECALC_RTOL = 1e-5
 
 CELL_KINDS = (
     "value_changed",  # constant -> another constant
@@ -277,6 +280,17 @@ def same_formula(a: Cell, b: Cell) -> bool:
     return _formula_sig(a) == _formula_sig(b)
 
 
+def _same_result(before: Cell, after: Cell) -> bool:
+    """Two cached results of the same formula that differ only in the last digits (a
+    writer that rounds its cache, another application's float noise)."""
+    a, b = before.value, after.value
+    if isinstance(a, bool) or isinstance(b, bool):
+        return False
+    if not isinstance(a, int | float) or not isinstance(b, int | float):
+        return False
+    return abs(a - b) <= RECALC_RTOL * max(abs(a), abs(b))
+
+
 def classify(before: Cell | None, after: Cell | None) -> str | None:
     """The kind of change between two aligned cells, or None when they are the same."""
     if before is None and after is None:
@@ -292,7 +306,9 @@ def classify(before: Cell | None, after: Cell | None) -> str | None:
             return "formula_to_value"
         return "formula_changed"
     if before.text != after.text or before.type != after.type:
-        return "value_changed" if before.formula is None else "recalculated"
+        if before.formula is None:
+            return "value_changed"
+        return None if _same_result(before, after) else "recalculated"
     if before.number_format != after.number_format:
         return "format_changed"
     if before.fill != after.fill or before.font_color != after.font_color:

@@ -11,8 +11,8 @@ import pytest
 from openpyxl.chart import LineChart, Reference
 
 from pipeline.detect import alignment
-from pipeline.detect.diffs import DIFFS_SCHEMA, diff_workbooks, formula_signature
-from pipeline.ingest.workbooks import Workbook, read_workbook
+from pipeline.detect.diffs import DIFFS_SCHEMA, classify, diff_workbooks, formula_signature
+from pipeline.ingest.workbooks import Cell, Workbook, read_workbook
 
 N_ITEMS = 30
 
@@ -225,3 +225,13 @@ def test_axis_edit_cell_counts_on_many_runs(tmp_path: Path, base: Workbook) -> N
     diff = diff_workbooks(base, save(tmp_path / "runs.xlsx", rows))
     inserted = [a for a in diff.sheet_diff("Ledger").axis_edits if a.kind == "inserted"]
     assert [(a.count, a.n_cells) for a in inserted] == [(1, 3), (1, 3), (1, 3)]
+
+
+def test_rounded_cache_of_the_same_formula_is_not_a_recalculation() -> None:
+    def cell(value: float) -> Cell:
+        return Cell("S", 5, 4, value, "F", "=B5/B$10")
+
+    # a writer that rounds its cache to 6 decimals vs the full double of a conversion
+    assert classify(cell(0.246269), cell(0.246268656716418)) is None
+    assert classify(cell(697433.808), cell(697432.835820896)) is None
+    assert classify(cell(0.246269), cell(0.25)) == "recalculated"
