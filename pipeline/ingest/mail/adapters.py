@@ -32,6 +32,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from email.headerregistry import HeaderRegistry
 from email.message import EmailMessage
 from functools import lru_cache
 from pathlib import Path
@@ -51,7 +52,37 @@ CMU_NAME = re.compile(r"^\d+\.?$")  # CMU maildir message files: "1.", "2.", ...
 EML_SUFFIXES = {".eml"}
 MBOX_SUFFIXES = {".mbox", ".mbx"}
 HEADER_LINE = re.compile(rb"^[!-9;-~]{1,76}:")  # an RFC 5322 field name and its colon
-_PARSER = email.parser.BytesParser(policy=email.policy.default)
+
+
+class _MemoHeaders(HeaderRegistry):
+    """The default header registry, remembering parsed headers by (name, raw value).
+
+    ``policy.default`` re-parses a header on every access (``get_content_type`` alone
+    parses Content-Type several times per message) and builds a new class per call;
+    the same few Content-Type values recur across a mailbox, so a bounded memo makes
+    parsing several times cheaper without changing any result (header objects are
+    immutable strings).
+    """
+
+    MAX = 4096
+
+    def __init__(self):
+        super().__init__()
+        self._memo: dict[tuple[str, str], object] = {}
+
+    def __call__(self, name, value):
+        key = (name, value)
+        header = self._memo.get(key)
+        if header is None:
+            if len(self._memo) >= self.MAX:
+                self._memo.clear()
+            header = self._memo[key] = super().__call__(name, value)
+        return header
+
+
+# policy.default with the memoising registry: the policy every message is parsed with
+MAIL_POLICY = email.policy.default.clone(header_factory=_MemoHeaders())
+_PARSER = email.parser.BytesParser(policy=MAIL_POLICY)
 
 
 class MailReadError(Exception):

@@ -39,6 +39,7 @@ _SUBJECT_TAGS = re.compile(
 # which the stdlib would read as 2002: no date.
 _PLACEHOLDER_YEAR = re.compile(r"^\s*(?:\w+,\s*)?\d{1,2}\s+\w+\s+0\d{3}\b")
 MIN_YEAR = 1970
+ROW_HEADERS = {"from", "to", "cc", "subject", "date", "message-id", "in-reply-to", "references"}
 _MSGID = re.compile(r"<([^<>\s]+)>")
 
 
@@ -86,27 +87,27 @@ class Parsed:
 
 def parse_message(msg: Message) -> Parsed:
     """The row fields of a message; never raises for a bad header."""
-    from_name, from_addr = _first_address(msg, "From")
-    subject = _text_header(msg, "Subject")
+    raw = _raw_headers(msg)
+    from_name, from_addr = _first_address(raw.get("from"))
+    subject = _decoded(raw.get("subject"))
     body_part = _body_part(msg)
     body = _part_text(body_part) if body_part is not None else ""
     if body_part is not None and body_part.get_content_type() == "text/html":
         body = html_to_text(body)
-    attachments = [a for a in _attachments(msg, body_part)]
     return Parsed(
-        message_id=_first_id(_text_header(msg, "Message-ID")),
-        date=_date(msg),
+        message_id=_first_id(raw.get("message-id")),
+        date=_date(raw.get("date")),
         from_addr=from_addr,
         from_name=from_name,
-        to_addrs=_addresses(msg, "To"),
-        cc_addrs=_addresses(msg, "Cc"),
+        to_addrs=_addresses(raw.get("to")),
+        cc_addrs=_addresses(raw.get("cc")),
         subject=subject,
         norm_subject=normalise_subject(subject or ""),
         body=body,
         new_text=new_text(body),
-        in_reply_to=_first_id(_text_header(msg, "In-Reply-To")),
-        references=_ids(_text_header(msg, "References")),
-        attachments=attachments,
+        in_reply_to=_first_id(raw.get("in-reply-to")),
+        references=_ids(raw.get("references")),
+        attachments=list(_attachments(msg, body_part)),
         missing=[str(v) for v in (msg.get_all(MISSING_HEADER) or [])],
     )
 
@@ -137,14 +138,27 @@ def _fix_text(value: str) -> str:
     return decode_bytes(value.encode("utf-8", "surrogateescape"), None)
 
 
-def _header(msg: Message, name: str):
-    try:
-        return msg[name]
-    except Exception:  # a header the policy's parser chokes on: fall back to raw text
-        for key, raw in msg.raw_items():
-            if key.lower() == name.lower():
-                return _raw_decoded(raw)
+def _raw_headers(msg: Message) -> dict[str, str]:
+    """The raw (unparsed) values of the headers a row needs, first occurrence wins.
+
+    Read raw on purpose: ``policy.default``'s structured parse of address headers costs
+    more than parsing the whole message, and ``email.utils`` reads the same fields.
+    """
+    out: dict[str, str] = {}
+    for key, raw in msg.raw_items():
+        k = key.lower()
+        if k in ROW_HEADERS and k not in out:
+            out[k] = raw if isinstance(raw, str) else str(raw)
+    return out
+
+
+def _decoded(raw: str | None) -> str | None:
+    """An unstructured header's text: RFC 2047 words and 8-bit bytes decoded, unfolded."""
+    if raw is None:
         return None
+    text = _raw_decoded(raw) if "=?" in raw else raw
+    text = " ".join(_fix_text(text).split())
+    return text or None
 
 
 def _raw_decoded(raw: str) -> str:
@@ -154,41 +168,30 @@ def _raw_decoded(raw: str) -> str:
         return raw
 
 
-def _text_header(msg: Message, name: str) -> str | None:
-    value = _header(msg, name)
-    if value is None:
-        return None
-    text = " ".join(_fix_text(str(value)).split())
-    return text or None
-
-
-def _address_list(msg: Message, name: str) -> list[tuple[str, str]]:
-    value = _header(msg, name)
-    if value is None:
+def _address_list(raw: str | None) -> list[tuple[str, str]]:
+    if not raw:
         return []
-    pairs: list[tuple[str, str]] = []
+    raw = " ".join(raw.split())
     try:
-        for a in value.addresses:
-            pairs.append((a.display_name or "", a.addr_spec or ""))
+        pairs = [(n, a) for n, a in getaddresses([raw]) if n or a]
     except Exception:
         pairs = []
-    if not pairs:  # the structured parse found nothing usable
-        pairs = [(n, a) for n, a in getaddresses([str(value)]) if n or a]
     out = []
     for name, addr in pairs:
-        name, addr = _fix_text(name), _fix_text(addr)
+        name = _decoded(name) or "" if "=?" in name else _fix_text(name)
+        addr = _fix_text(addr)
         if "@" not in addr and " " in addr.strip().strip('"'):  # "From: Susan Bailey": a name
             name, addr = name or addr.strip().strip('"'), ""
         out.append((name, addr))
     return out
 
 
-def _addresses(msg: Message, name: str) -> list[str]:
-    return [a.strip().lower() for _, a in _address_list(msg, name) if a.strip()]
+def _addresses(raw: str | None) -> list[str]:
+    return [a.strip().lower() for _, a in _address_list(raw) if a.strip()]
 
 
-def _first_address(msg: Message, name: str) -> tuple[str | None, str | None]:
-    pairs = _address_list(msg, name)
+def _first_address(raw: str | None) -> tuple[str | None, str | None]:
+    pairs = _address_list(raw)
     if not pairs:
         return None, None
     display, addr = pairs[0]
@@ -209,16 +212,13 @@ def _ids(value: str | None) -> list[str]:
     return found or [v.strip("<>") for v in value.replace(",", " ").split() if v.strip("<>")]
 
 
-def _date(msg: Message) -> datetime | None:
-    value = _header(msg, "Date")
-    if value is None or _PLACEHOLDER_YEAR.search(str(value)):
+def _date(raw: str | None) -> datetime | None:
+    if not raw or _PLACEHOLDER_YEAR.search(raw):
         return None
-    when = getattr(value, "datetime", None)
-    if when is None:
-        try:
-            when = parsedate_to_datetime(str(value))
-        except Exception:
-            return None
+    try:
+        when = parsedate_to_datetime(" ".join(_fix_text(raw).split()))
+    except Exception:
+        return None
     if when is None:
         return None
     try:
