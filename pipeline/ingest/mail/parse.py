@@ -172,6 +172,9 @@ def _address_list(raw: str | None) -> list[tuple[str, str]]:
     if not raw:
         return []
     raw = " ".join(raw.split())
+    if "@" not in raw and "<" not in raw:  # "From: Susan Bailey", "MAILER-DAEMON", X.400
+        parts = re.split(r"[,;]", _fix_text(raw))
+        return [_bare(x) for x in parts if x.strip() and not x.strip().endswith(":")]
     try:
         pairs = [(n, a) for n, a in getaddresses([raw]) if n or a]
     except Exception:
@@ -184,6 +187,14 @@ def _address_list(raw: str | None) -> list[tuple[str, str]]:
             name, addr = name or addr.strip().strip('"'), ""
         out.append((name, addr))
     return out
+
+
+def _bare(part: str) -> tuple[str, str]:
+    """A list entry without @ or <>: a display name if it has spaces, else an address."""
+    part = part.strip().strip('"').strip()
+    if _decoded(part) != part:
+        part = _decoded(part) or ""
+    return (part, "") if " " in part and not part.startswith("/") else ("", part)
 
 
 def _addresses(raw: str | None) -> list[str]:
