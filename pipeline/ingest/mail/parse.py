@@ -50,6 +50,10 @@ class Attachment:
     data: bytes
     is_spreadsheet: bool
     source_file: str | None = None  # the companion file it was read from (HTML export)
+    size: int = -1  # len(data), kept when the bytes are dropped after storing them
+
+    def __post_init__(self):
+        self.size = len(self.data)
 
 
 @dataclass
