@@ -1,0 +1,1 @@
+"""Tests of mail ingestion (pipeline/ingest/mail)."""
