@@ -391,8 +391,8 @@ def plan_steps(rng: random.Random, n_steps: int, trivial: set[int]) -> list[list
             continue
         first = rng.choice([p for p in pool if p not in used or p.startswith("change")])
         ops = [first]
-        if rng.random() < 0.45:
-            second = rng.choice(["change_input", "change_side", "fix_hardcoded"])
+        if rng.random() < 0.5:
+            second = rng.choice(["change_input", "change_side", "fix_hardcoded", "fix_hardcoded"])
             if second != first:
                 ops.append(second)
         used.update(ops)
