@@ -103,8 +103,8 @@ def op_change_input(st: _State) -> str:
     cells = st.book.sheets[lay.sheet]
     options = [
         (r, c)
-        for r in lay.data_rows
-        for c in lay.input_cols
+        for r in _fresh_rows(st)
+        for c in _fresh_cols(st)
         if (r, c) in cells and cells[(r, c)].formula is None
     ]
     r, c = rng.choice(options)
@@ -156,21 +156,80 @@ _NEW_COLUMNS = {  # header, formula for row r given the layout (main sheet), phr
 
 
 def op_add_column(st: _State) -> str:
+    """A formula column appended right of the table: one ``col_inserted`` edit (a diff
+    sees a whole new column), its cells listed in ``cells``."""
     lay = st.lay
     header, formula, phrase = _NEW_COLUMNS[lay.template]
     c = lay.last_col + 1
+    cells: dict[str, object] = {address(lay.header_row, c): header}
     st.book.set(lay.sheet, address(lay.header_row, c), header, bold=True)
-    st.edit("cell_added", lay.sheet, address(lay.header_row, c), after=header)
     for r in lay.data_rows:
         f = formula(lay, r)
         st.book.set(lay.sheet, address(r, c), f, fmt=NUM)
-        st.edit("cell_added", lay.sheet, address(r, c), after=f)
+        cells[address(r, c)] = f
     if lay.template in ("budget", "pnl"):
         f = f"=SUM({_col(c)}{lay.first_row}:{_col(c)}{lay.last_row})"
         st.book.set(lay.sheet, address(lay.total_row, c), f, fmt=NUM, bold=True)
-        st.edit("cell_added", lay.sheet, address(lay.total_row, c), after=f)
+        cells[address(lay.total_row, c)] = f
+    st.edit("col_inserted", lay.sheet, f"{_col(c)}:{_col(c)}", cells=cells)
     lay.last_col = c
     return phrase
+
+
+def op_weighted_price(st: _State) -> str:
+    """A formula typed into an empty cell of the total row (positions: the average price)."""
+    lay = st.lay
+    cells = st.book.sheets[lay.sheet]
+    price = lay.input_cols[1] if lay.template == "positions" else None
+    if price is None or (lay.total_row, price) in cells:
+        return op_link_input(st)
+    vol, mtm = _col(lay.input_cols[0]), _col(price + 1)
+    f = f"={mtm}{lay.total_row}/{vol}{lay.total_row}"
+    addr = address(lay.total_row, price)
+    st.book.set(lay.sheet, addr, f, fmt=NUM, bold=True)
+    st.edit("cell_added", lay.sheet, addr, after=f)
+    return f"put the volume-weighted average price in {addr}"
+
+
+def op_link_input(st: _State) -> str:
+    """A typed input replaced by a formula on another row (value_to_formula)."""
+    lay, rng = st.lay, st.rng
+    cells = st.book.sheets[lay.sheet]
+    rows = _fresh_rows(st)
+    c = rng.choice(_fresh_cols(st))
+    options = [r for r in rows if (r, c) in cells and cells[(r, c)].formula is None]
+    r, r2 = rng.sample(options, 2)
+    factor = rng.choice((0.2, 0.25, 0.5, 1.1))
+    old = cells[(r, c)].value
+    f = f"={_col(c)}{r2}*{factor}"
+    cells[(r, c)].formula, cells[(r, c)].value = f, None
+    addr = address(r, c)
+    st.edit("value_to_formula", lay.sheet, addr, before=old, after=f)
+    return (
+        f"make the {_header(st, c)} for {_label(st, r)} in {addr} a formula: "
+        f"{factor:.0%} of {_label(st, r2)}"
+    )
+
+
+def _fresh_cols(st: _State) -> list[int]:
+    new = {
+        at + k
+        for s, axis, at, n in st.inserts
+        if s == st.lay.sheet and axis == "col"
+        for k in range(n)
+    }
+    return [c for c in st.lay.input_cols if c not in new]
+
+
+def _fresh_rows(st: _State) -> list[int]:
+    """Data rows that existed before this step (a change inside an inserted row is no edit)."""
+    new = {
+        at + k
+        for s, axis, at, n in st.inserts
+        if s == st.lay.sheet and axis == "row"
+        for k in range(n)
+    }
+    return [r for r in st.lay.data_rows if r not in new]
 
 
 def op_insert_row(st: _State) -> str:
@@ -319,6 +378,8 @@ OPS = {
     "fix_hardcoded": op_fix_hardcoded,
     "add_sheet": op_add_sheet,
     "insert_column": op_insert_column,
+    "link_input": op_link_input,
+    "weighted_price": op_weighted_price,
 }
 TRIVIAL_OPS = {"format_only": op_format, "style_only": op_style, "date_stamp": op_stamp}
 
@@ -372,7 +433,7 @@ def implied_edits(before: Book, after: Book, st: _State) -> list[Edit]:
                 continue
             if moved_formula(old.formula, address(*bkey), addr) != cell.formula:
                 kind = "formula_changed"
-            elif abs(float(vb[(sheet, bkey)] or 0) - float(va[(sheet, key)] or 0)) > 1e-6:
+            elif vb[(sheet, bkey)] != va[(sheet, key)]:  # the cached values written differ
                 kind = "recalculated"
             else:
                 continue
@@ -383,7 +444,16 @@ def implied_edits(before: Book, after: Book, st: _State) -> list[Edit]:
 def plan_steps(rng: random.Random, n_steps: int, trivial: set[int]) -> list[list[str]]:
     """Operation names per step (1..n_steps); steps in ``trivial`` get one trivial op."""
     plans: list[list[str]] = []
-    pool = ["change_input", "change_side", "add_column", "insert_row", "add_sheet", "insert_column"]
+    pool = [
+        "change_input",
+        "change_side",
+        "add_column",
+        "insert_row",
+        "add_sheet",
+        "insert_column",
+        "link_input",
+        "weighted_price",
+    ]
     used: set[str] = set()
     for k in range(1, n_steps + 1):
         if k in trivial:

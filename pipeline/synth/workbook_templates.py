@@ -62,6 +62,7 @@ DEPARTMENTS = ("Trading", "Risk", "Back office", "Legal", "IT", "Structuring", "
 POOL_LINES = ("Rent", "Market data", "Systems", "Audit", "Insurance")
 NUM = "#,##0.00"
 INT = "#,##0"
+DATE = r"yyyy\-mm\-dd"  # as LibreOffice writes it back, so .xls round trips keep it
 
 
 @dataclass
@@ -106,7 +107,7 @@ class Layout:
 def _head(book: Book, sheet: str, title: str, stamp: dt.datetime) -> None:
     book.set(sheet, "A1", title, bold=True)
     book.set(sheet, "A2", "As of")
-    book.set(sheet, "B2", stamp, fmt="yyyy-mm-dd")
+    book.set(sheet, "B2", stamp, fmt=DATE)
 
 
 def _total_row(book: Book, lay: Layout, cols: list[int], rng: random.Random) -> None:
