@@ -122,7 +122,6 @@ def _message(mail: Mail, batch: XlsBatch, copy: tuple[str, str] | None) -> Email
     if copy is not None and mail.message_id:
         owner = next(c for c in CUSTODIANS if c.custodian == copy[0])
         msg["X-Folder"] = f"\\{owner.outlook_name}\\{FOLDER_LABELS.get(copy[1], copy[1])}"
-        msg["X-Origin"] = copy[0].upper()
     body = mail.body
     charset = mail.charset or ("us-ascii" if body.isascii() else "utf-8")
     msg.set_content(body, charset=charset)
@@ -261,6 +260,8 @@ def generate_mail_corpus(out_dir: Path, seed: int = 7, **params: int) -> MailCor
     for person in PEOPLE:  # everyone appears in headers or signatures
         if any(m.sender is person or person in m.to for m in planner.mails):
             planner.pii.person(person)
+    for person in CUSTODIANS:  # mailbox folder names are derived from names too
+        planner.pii.add(person.custodian, "custodian")
     messages = [
         {
             "key": m.key,

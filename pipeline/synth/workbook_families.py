@@ -493,8 +493,8 @@ def build_family(
         after.modified = start + dt.timedelta(days=days_between * k, hours=rng.randint(0, 8))
         st = _State(after, lay, rng)
         if ops[0] in TRIVIAL_OPS:
-            TRIVIAL_OPS[ops[0]](st)
-            steps.append(Step(k, ops, None, ops[0]))
+            phrase = TRIVIAL_OPS[ops[0]](st)
+            steps.append(Step(k, ops, f"Can you {phrase}?", ops[0]))
         else:
             phrases = []
             for i, name in enumerate(ops):

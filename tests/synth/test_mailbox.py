@@ -220,7 +220,8 @@ def test_formula_cells_carry_cached_values(corpus, truth):
 
 def test_personal_data_is_in_the_mail_and_not_in_workbooks(corpus, truth):
     text = "\n".join(_text(_parse(corpus.root / m["paths"][0])) for m in truth["messages"])
-    missing = [s for s in truth["pii"] if s not in text]
+    paths = "\n".join(p for m in truth["messages"] for p in m["paths"])
+    missing = [s for s in truth["pii"] if s not in text and s not in paths]
     assert not missing
     kinds = Counter(truth["pii_kinds"].values())
     assert kinds["ssn"] >= 2 and kinds["account"] >= 2 and kinds["phone"] >= 10
