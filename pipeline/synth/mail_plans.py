@@ -102,12 +102,9 @@ def workbook_threads(
         delivered = 1 if partial else n
         xls_at = (1 if n > 1 else 0) if i in (2, 5, 8, 13) else None
         names = _attachment_names(stem, delivered, i, xls_at)
-        files = []
-        for k in range(delivered):
-            vf = VersionFile(fid, k, names[k], "attachment", xlsx_bytes(fam.versions[k]))
-            if names[k].endswith(".xls"):
-                vf.xls_key = batch.add(f"{fid}:{k}", vf.xlsx)
-            files.append(vf)
+        # bytes are written once the mails exist: each version is saved shortly before
+        # the mail that first carries it
+        files = [VersionFile(fid, k, names[k], "attachment", b"") for k in range(delivered)]
         owner = CUSTODIANS[i % 5]
         requester = manager if i % 3 == 0 else p.someone(besides=(owner,))
         if i == 7:
@@ -182,6 +179,15 @@ def workbook_threads(
             reader = p.someone(besides=(owner, requester), custodian=True)
             fw = p.forward(last, requester, [reader], note, as_rfc822=True)
             files[-1].message_ids.append(fw.key)
+        carriers = {m.key: m for m in p.mails}
+        for vf in files:
+            book = fam.versions[vf.order]
+            sent = carriers[vf.message_ids[0]].date.replace(tzinfo=None)
+            book.modified = sent - dt.timedelta(minutes=rng.randint(4, 90))
+            book.created = fam.versions[0].modified if vf.order else book.modified
+            vf.xlsx = xlsx_bytes(book)
+            if vf.file_name.endswith(".xls"):
+                vf.xls_key = batch.add(f"{fid}:{vf.order}", vf.xlsx)
         extra = {
             "origin": "thread",
             "thread": tid,
