@@ -212,6 +212,26 @@ def _write_maildir(root: Path, mails: list[Mail], batch: XlsBatch, seed: int) ->
     return paths, broken
 
 
+def _seeded_pii(planner: Planner) -> dict[str, str]:
+    """Every personal string the mailbox really contains (decoded), with its kind.
+
+    Candidates are each person's names, addresses and phones plus the numbers the
+    personal-data threads seeded; a candidate counts when it occurs in a header, a
+    body (signatures and quoted history included) or a folder name.
+    """
+    for person in PEOPLE:
+        planner.pii.person(person)
+    for person in CUSTODIANS:  # mailbox folder names are derived from names too
+        planner.pii.add(person.custodian, "custodian")  # type: ignore[arg-type]
+    text = [c.custodian or "" for c in CUSTODIANS]
+    text += [f"\\{c.outlook_name}\\" for c in CUSTODIANS]  # X-Folder
+    for m in planner.mails:
+        text += [m.subject, m.body, *(a.file_name for a in m.attachments)]
+        text += [f"{p.name} <{address_of(p)}>" for p in (m.sender, *m.to, *m.cc)]
+    blob = "\n".join(text)
+    return {s: k for s, k in sorted(planner.pii.items.items()) if s in blob}
+
+
 def generate_mail_corpus(out_dir: Path, seed: int = 7, **params: int) -> MailCorpus:
     """Generate the mailbox, the spreadsheet corpus and truth.json into ``out_dir``."""
     out_dir = Path(out_dir)
@@ -257,11 +277,7 @@ def generate_mail_corpus(out_dir: Path, seed: int = 7, **params: int) -> MailCor
         )
         families.append(entry)
         edits += rows
-    for person in PEOPLE:  # everyone appears in headers or signatures
-        if any(m.sender is person or person in m.to for m in planner.mails):
-            planner.pii.person(person)
-    for person in CUSTODIANS:  # mailbox folder names are derived from names too
-        planner.pii.add(person.custodian, "custodian")
+    pii = _seeded_pii(planner)
     messages = [
         {
             "key": m.key,
@@ -277,7 +293,6 @@ def generate_mail_corpus(out_dir: Path, seed: int = 7, **params: int) -> MailCor
         for m in planner.mails
         if not m.inner
     ]
-    pii = dict(sorted(planner.pii.items.items()))
     truth = {
         "seed": seed,
         "generator_version": GENERATOR_VERSION,

@@ -379,3 +379,30 @@ def test_the_pipeline_diff_finds_every_seeded_edit_and_no_phantoms(corpus, truth
             assert found <= seeded | implied, (fam["family"], k, found - seeded - implied)
             steps += 1
     assert steps >= 60
+
+
+def test_thread_truth_agrees_with_the_headers(corpus, truth):
+    """References never cross truth threads; same-subject decoys are months apart and
+    between different people, so subject + participants + time window keeps them apart."""
+    import datetime as dt
+
+    thread_of = {m["message_id"]: m["thread"] for m in truth["messages"] if m["message_id"]}
+    linked = 0
+    for m in truth["messages"]:
+        msg = _parse(corpus.root / m["paths"][0])
+        refs = str(msg["References"] or "").split() + str(msg["In-Reply-To"] or "").split()
+        for ref in refs:
+            assert thread_of[ref.strip("<>")] == m["thread"], (m["key"], ref)
+            linked += 1
+    assert linked > 50
+    decoys: dict[str, list[dict]] = {}
+    for m in truth["messages"]:
+        kind = next(t["kind"] for t in truth["threads"] if t["thread"] == m["thread"])
+        if kind == "decoy":
+            decoys.setdefault(m["subject"].split(": ")[-1], []).append(m)
+    for msgs in decoys.values():
+        threads = sorted({m["thread"] for m in msgs})
+        assert len(threads) == 2
+        first = [dt.datetime.fromisoformat(m["date"]) for m in msgs if m["thread"] == threads[0]]
+        second = [dt.datetime.fromisoformat(m["date"]) for m in msgs if m["thread"] == threads[1]]
+        assert abs(min(second) - min(first)) > dt.timedelta(days=60)
