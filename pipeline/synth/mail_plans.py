@@ -242,6 +242,12 @@ def ordinary_threads(p: Planner, n: int) -> None:
         for k, text in enumerate(replies):
             sender, other = who[k % 2], who[(k + 1) % 2]
             m = p.reply(m, sender, [other], _tone(text, charset), charset=charset)
+        if i % 6 == 2:  # a follow-up weeks later: outside any time window, References only
+            text = "Following up on this one - any news?"
+            m = p.reply(m, a, [b], text, drop_refs=False, hours=(300.0, 500.0))
+        elif i % 6 == 4:  # the subject changed mid-thread: References only
+            new = f"{subject.split()[0]} numbers for next week"
+            m = p.reply(m, b, [a], "New subject, same question.", drop_refs=False, subject=new)
         if rng.random() < 0.3:
             third = p.someone(besides=(a, b), custodian=True)
             fw_from = m.to[0] if m.to[0].custodian else m.sender

@@ -170,8 +170,12 @@ class Planner:
         *,
         drop_refs: bool | None = None,
         attachments: list[Attachment] | None = None,
+        subject: str | None = None,
+        hours: tuple[float, float] = (0.3, 20.0),
         **kw: object,
     ) -> Mail:
+        """A reply quoting ``parent``; ``subject`` replaces the subject (threads that only
+        References can hold together), ``hours`` is the range of the reply delay."""
         rng = self.rng
         new = self.body(sender, to[0] if to else None, text)
         style = rng.random()
@@ -185,8 +189,8 @@ class Planner:
             parent.thread,
             sender,
             to,
-            self.later(parent.date),
-            self.prefixed(parent.subject),
+            self.later(parent.date, *hours),
+            subject or self.prefixed(parent.subject),
             new,
             parent=parent,
             drop_refs=drop_refs,
