@@ -323,10 +323,11 @@ def test_default_corpus_is_reused_when_complete(corpus, tmp_path):
 
 def test_workbook_population(tmp_path):
     pop = generate_workbook_population(tmp_path / "a", 60, seed=3)
-    again = generate_workbook_population(tmp_path / "b", 60, seed=3)
+    again = generate_workbook_population(tmp_path / "b", 60, seed=3, workers=2)
     truth = pop.truth()
     assert len(pop.files) == 60
     assert sum(len(f["versions"]) for f in truth["families"]) == 60
+    assert again.truth() == truth
     assert any(len(f["versions"]) >= 3 for f in truth["families"])
     for f in truth["families"]:
         for v in f["versions"]:
