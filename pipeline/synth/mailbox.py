@@ -327,6 +327,8 @@ def _existing(out_dir: Path, seed: int, params: dict[str, int]) -> MailCorpus | 
     for msg in truth["messages"]:
         if not all((out_dir / rel).is_file() for rel in msg["paths"]):
             return None
+    if not all((out_dir / rel).is_file() for rel in truth.get("quarantine", [])):
+        return None
     for fam in truth["families"]:
         for v in fam["versions"]:
             if v["path"] is None:
