@@ -9,7 +9,16 @@ sheet parser (``WorkSheetParser``, the one behind ``load_workbook(read_only=True
 taking both from each element: the same values, types and number formats as the
 two-load reader (a test compares them), at about the cost of one read-only pass.
 
-Styles come from the read-only workbook's style tables, looked up once per style id.
+Two costs of ``load_workbook(read_only=True)`` are avoided. It sizes every sheet up
+front (a whole parse when a writer puts no ``<dimension>`` first); the workbook parts
+(strings, styles, sheet list) are read here with openpyxl's ``ExcelReader`` steps and
+no sheet is sized. And where defusedxml is installed openpyxl parses with its
+pure-Python expat callbacks; the sheets here are parsed with the standard library's C
+``iterparse``, which is safe from entity expansion (billion laughs, quadratic blow-up)
+with expat >= 2.4.1 and never resolves external entities (Python's "XML
+vulnerabilities" table); with an older expat openpyxl's own parser is used.
+
+Styles come from the workbook's style tables, looked up once per style id.
 Sheet notes (merged ranges, data validations, conditional formats) come from the same
 parse; charts, images and pivot tables from the sheet's relationships.
 
@@ -20,18 +29,23 @@ sheet is read again for its cached values only and the workbook is marked
 
 from __future__ import annotations
 
+import pyexpat
 import warnings
+import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import SimpleNamespace
 
-import openpyxl
 import polars as pl
 from openpyxl.cell.read_only import ReadOnlyCell
 from openpyxl.drawing.spreadsheet_drawing import SpreadsheetDrawing
 from openpyxl.packaging.relationship import get_dependents, get_rels_path
 from openpyxl.pivot.table import TableDefinition
 from openpyxl.reader.drawings import find_images
+from openpyxl.reader.excel import ExcelReader
+from openpyxl.styles.stylesheet import apply_stylesheet
 from openpyxl.utils import get_column_letter
 from openpyxl.utils.cell import range_boundaries
+from openpyxl.worksheet import _reader as openpyxl_sheet_reader
 from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
 from openpyxl.xml.functions import fromstring
 
@@ -56,12 +70,31 @@ class Oversized(WorkbookError):
     """The workbook holds more cells than the configured limit."""
 
 
+SAFE_EXPAT = pyexpat.version_info >= (2, 4, 1)
+
+
 class _FormulaAndValueParser(WorkSheetParser):
     """openpyxl's sheet parser, reading the cached value *and* the formula of each cell."""
 
     def __init__(self, *args, formulas: bool = True, **kwargs):
         super().__init__(*args, data_only=True, **kwargs)
         self.formulas = formulas
+
+    def parse(self):
+        """Rows of cells, as ``WorkSheetParser.parse`` yields them; sheet notes kept."""
+        if not SAFE_EXPAT:
+            yield from super().parse()
+            return
+        saved = openpyxl_sheet_reader.iterparse
+        openpyxl_sheet_reader.iterparse = ET.iterparse  # C parser (see module docstring)
+        try:
+            rows = super().parse()
+            first = next(rows, None)  # the generator binds iterparse on its first step
+        finally:
+            openpyxl_sheet_reader.iterparse = saved
+        if first is not None:
+            yield first
+            yield from rows
 
     def parse_cell(self, element):
         out = super().parse_cell(element)  # data_only: the cached value and its type
@@ -132,9 +165,24 @@ def _conditional(parser: WorkSheetParser) -> list[str]:
     return sorted(notes)
 
 
+def _encode(value: object, data_type: str) -> tuple[str | None, float | None, str | None]:
+    """``value_text``, ``value_number`` and ``cell_type`` at once, numbers and text first."""
+    kind = type(value)
+    if kind is float:
+        whole = value.is_integer()  # type: ignore[union-attr]
+        text = str(int(value)) if whole and abs(value) < 1e15 else repr(value)  # type: ignore[arg-type]
+        return text, value, "I" if whole else "F"  # type: ignore[return-value]
+    if kind is int:
+        return str(value), float(value), "I"  # type: ignore[arg-type]
+    if kind is str:
+        return value, None, "E" if data_type == "e" else "T"  # type: ignore[return-value]
+    return value_text(value), value_number(value), cell_type(value, data_type)
+
+
 def _read_sheet(
     wb: object,
     ws: object,
+    shared_strings: list,
     styles: _Styles,
     cols: dict[str, list],
     formulas: bool,
@@ -142,60 +190,90 @@ def _read_sheet(
 ) -> tuple[WorkSheetParser, int, int, tuple[int, int, int, int] | None]:
     """Append one sheet's cells to ``cols``; its parser, cell and formula counts, bounds."""
     n_cells = n_formulas = 0
-    min_r = min_c = 1 << 30
-    max_r = max_c = 0
+    start = len(cols["row"])
     letters: dict[int, str] = {}
-    with ws._get_source() as src:  # type: ignore[attr-defined]
+    with wb._archive.open(ws._worksheet_path) as src:  # type: ignore[attr-defined]
         parser = _FormulaAndValueParser(
             src,
-            ws._shared_strings,  # type: ignore[attr-defined]
+            shared_strings,
             formulas=formulas,
             epoch=wb.epoch,  # type: ignore[attr-defined]
             date_formats=wb._date_formats,  # type: ignore[attr-defined]
             timedelta_formats=wb._timedelta_formats,  # type: ignore[attr-defined]
         )
+        rows, columns, values, numbers, types, found, style_ids = ([] for _ in range(7))
         for _, row in parser.parse():
             for c in row:
                 value = c["value"]
                 formula = c["formula"]
                 if formula is None and (value is None or value == ""):
                     continue  # an empty string is an empty cell to every reader
-                r, col = c["row"], c["column"]
                 n_cells += 1
                 if n_cells > budget:
                     raise Oversized(f"more than {budget} cells")
                 n_formulas += formula is not None
-                min_r, max_r = min(min_r, r), max(max_r, r)
-                min_c, max_c = min(min_c, col), max(max_c, col)
-                letter = letters.get(col) or letters.setdefault(col, get_column_letter(col))
-                fmt, fill, font = styles.get(ws, c["style_id"] or 0)
-                cols["sheet"].append(ws.title)  # type: ignore[attr-defined]
-                cols["address"].append(f"{letter}{r}")
-                cols["row"].append(r)
-                cols["col"].append(col)
-                cols["value"].append(value_text(value))
-                cols["value_num"].append(value_number(value))
-                cols["type"].append(cell_type(value, c["data_type"]))
-                cols["formula"].append(formula)
-                cols["number_format"].append(fmt)
-                cols["fill"].append(fill)
-                cols["font_color"].append(font)
-    bounds = (min_r, min_c, max_r, max_c) if n_cells else None
+                text, number, kind = _encode(value, c["data_type"])
+                rows.append(c["row"])
+                columns.append(c["column"])
+                values.append(text)
+                numbers.append(number)
+                types.append(kind)
+                found.append(formula)
+                style_ids.append(c["style_id"] or 0)
+    for col in set(columns):
+        letters[col] = get_column_letter(col)
+    looks = {s: styles.get(ws, s) for s in set(style_ids)}
+    cols["sheet"] += [ws.title] * n_cells  # type: ignore[attr-defined]
+    cols["address"] += [f"{letters[c]}{r}" for r, c in zip(rows, columns, strict=True)]
+    cols["row"] += rows
+    cols["col"] += columns
+    cols["value"] += values
+    cols["value_num"] += numbers
+    cols["type"] += types
+    cols["formula"] += found
+    cols["number_format"] += [looks[s][0] for s in style_ids]
+    cols["fill"] += [looks[s][1] for s in style_ids]
+    cols["font_color"] += [looks[s][2] for s in style_ids]
+    bounds = None
+    if n_cells:
+        rows, columns = cols["row"][start:], cols["col"][start:]
+        bounds = (min(rows), min(columns), max(rows), max(columns))
     return parser, n_cells, n_formulas, bounds
+
+
+def _open(fh: object) -> tuple[object, ExcelReader, list[tuple[object, str]]]:
+    """The workbook parts openpyxl's read-only load reads, but no sheet sized: the
+    workbook (styles, epoch, date formats), its reader, and (sheet, part path) pairs."""
+    reader = ExcelReader(fh, read_only=True, keep_vba=False, data_only=True, keep_links=False)
+    reader.read_manifest()
+    reader.read_strings()
+    reader.read_workbook()
+    apply_stylesheet(reader.archive, reader.wb)
+    sheets = [
+        (sheet, rel.target)
+        for sheet, rel in reader.parser.find_sheets()
+        if rel.target in reader.valid_files and "chartsheet" not in rel.Type
+    ]
+    return reader.wb, reader, sheets
 
 
 def _read(path: Path, workbook_id: str, formulas: bool, max_cells: int) -> dict:
     with warnings.catch_warnings(), open(path, "rb") as fh:
         warnings.simplefilter("ignore", UserWarning)
         # a file object, not a name: blobs have no suffix for openpyxl to check
-        wb = openpyxl.load_workbook(fh, read_only=True, data_only=True)
+        wb, reader, found = _open(fh)
         try:
             styles = _Styles(wb)
             cols: dict[str, list] = {k: [] for k in CELLS_SCHEMA if k != "workbook_id"}
             sheets = []
             budget = max_cells
-            for index, ws in enumerate(wb.worksheets):
-                parser, n, nf, bounds = _read_sheet(wb, ws, styles, cols, formulas, budget)
+            for index, (sheet, part) in enumerate(found):
+                ws = SimpleNamespace(
+                    parent=wb, title=sheet.name, _worksheet_path=part, sheet_state=sheet.state
+                )
+                parser, n, nf, bounds = _read_sheet(
+                    wb, ws, reader.shared_strings, styles, cols, formulas, budget
+                )
                 budget -= n
                 charts, pivots, n_images = _sheet_extras(wb, ws)
                 used = None
@@ -208,7 +286,7 @@ def _read(path: Path, workbook_id: str, formulas: bool, max_cells: int) -> dict:
                         "workbook_id": workbook_id,
                         "sheet": ws.title,
                         "sheet_index": index,
-                        "state": ws.sheet_state,
+                        "state": ws.sheet_state or "visible",
                         "used_range": used,
                         "n_cells": n,
                         "n_formulas": nf,
@@ -223,7 +301,7 @@ def _read(path: Path, workbook_id: str, formulas: bool, max_cells: int) -> dict:
                     }
                 )
         finally:
-            wb.close()
+            reader.archive.close()
     cols["workbook_id"] = [workbook_id] * len(cols["sheet"])
     return {"sheets": sheets, "cells": {k: cols[k] for k in CELLS_SCHEMA}}
 

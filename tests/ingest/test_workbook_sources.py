@@ -297,3 +297,21 @@ def test_every_real_xls_attachment_is_parsed_or_quarantined(real_ingest):
     assert enron_books["workbook_id"].n_unique() == 79
     assert out.workbooks.filter(pl.col("read_mode") != "formulas").is_empty()
     assert out.workbooks["n_formulas"].sum() > 10_000
+
+
+@needs_soffice
+def test_an_xls_with_a_filepass_record_is_encrypted_and_never_converted(tmp_path, monkeypatch):
+    convert_with_soffice(_budget(tmp_path / "plain.xlsx"), tmp_path, "xls")
+    data = bytearray((tmp_path / "plain.xls").read_bytes())
+    bof = data.index(b"\x09\x08\x10\x00")  # the Workbook stream's BOF record (16 bytes)
+    assert data[bof + 20 : bof + 24] == b"\xe1\x00\x02\x00"  # then INTERFACEHDR, 2 bytes
+    data[bof + 20 : bof + 26] = b"\x2f\x00\x02\x00\x01\x00"  # now FILEPASS, RC4
+    locked = tmp_path / "locked.xls"
+    locked.write_bytes(bytes(data))
+    calls = []
+    monkeypatch.setattr(xls_conversion, "run_soffice", lambda *a: calls.append(a))
+
+    out = ingest_workbook_sources([WorkbookSource.corpus(locked)], _store(tmp_path))
+
+    assert [q["reason"] for q in out.intake.quarantined] == ["encrypted"]
+    assert "FILEPASS" in out.intake.quarantined[0]["detail"] and not calls
