@@ -144,3 +144,21 @@ def test_validation_accepts_the_drafts_with_known_wrongs(two_versions):
             rules = {r.split(":")[0] for r in reasons}
             assert "no_known_wrong" in rules and rules <= {"no_known_wrong", "near_duplicate"}
     assert tasks.filter(pl.col("status") == "accepted").height == 2
+
+
+def test_a_released_workbook_task_audits_clean_and_fails_on_a_tampered_cell(two_versions):
+    from pipeline.publish import audit_release, publish_release
+
+    out, ids, anchors, warehouse = two_versions
+    drafts = _drafts(out, anchors, {ids["budget_v2.xlsx"]: ids["budget_v1.xlsx"]})
+    tasks = validate_drafts(drafts, warehouse.root, build_contamination_index(warehouse.root))
+    release = publish_release(tasks, drafts, warehouse.root.parent / "releases", "1.0")
+    report = audit_release(release, warehouse.root)
+    assert report.ok, report.render()
+    assert report.n_oracles == report.n_reproduced == 2
+    cells = out.cells.with_columns(
+        pl.when(pl.col("address") == "B3").then(pl.lit("81.5")).otherwise("value").alias("value")
+    )
+    warehouse.replace("cells", cells, CELLS_SCHEMA)  # one member of both totals altered
+    report = audit_release(release, warehouse.root)
+    assert not report.ok and report.n_reproduced == 0
