@@ -12,6 +12,12 @@ number format. Types follow the Finch encoding: T text, I integer, F float, D da
 B boolean, E error; a formula whose value was never computed has no type (null).
 Merged ranges, charts, pivot tables, images, data validations and conditional
 formats are noted per sheet.
+
+This module holds the schemas and the in-memory reader the judge and the diffs use
+(:func:`read_workbook`). Ingesting a corpus (mail attachments and spreadsheet folders:
+safety checks, batched ``.xls`` conversion, one pass per sheet) lives in
+:mod:`pipeline.ingest.workbook_sources`, :mod:`pipeline.ingest.xls_conversion` and
+:mod:`pipeline.ingest.xlsx_reader`; they write the same rows as :func:`workbook_frames`.
 """
 
 from __future__ import annotations
@@ -19,11 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
-import shutil
-import signal
-import subprocess
 import tempfile
-import uuid
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -35,6 +37,12 @@ import polars as pl
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
 
+from pipeline.ingest.xls_conversion import (
+    SOFFICE_TIMEOUT_S,
+    WorkbookError,
+    convert_with_soffice,
+    convert_xls,
+)
 from pipeline.store import BlobStore, Intake, storable_path
 
 STAGE = "workbooks"
@@ -43,7 +51,6 @@ LEGACY_SUFFIXES = {".xls"}
 WORKBOOK_SUFFIXES = OPENXML_SUFFIXES | LEGACY_SUFFIXES
 ZIP_MAGIC = b"PK\x03\x04"
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-SOFFICE_TIMEOUT_S = 120.0
 CELL_TYPES = ("T", "I", "F", "D", "B", "E")
 
 WORKBOOKS_SCHEMA = {
@@ -55,6 +62,9 @@ WORKBOOKS_SCHEMA = {
     "n_sheets": pl.Int32,
     "n_cells": pl.Int64,
     "n_formulas": pl.Int64,
+    # formulas | values_only (formulas unreadable: only the cached values were read)
+    "read_mode": pl.String,
+    "read_note": pl.String,  # why formulas were not read; null when they were
 }
 
 SHEETS_SCHEMA = {
@@ -87,10 +97,6 @@ CELLS_SCHEMA = {
     "fill": pl.String,  # fill colour ("FFFF00", "theme4", "indexed10") when the cell is filled
     "font_color": pl.String,  # font colour when not the default
 }
-
-
-class WorkbookError(ValueError):
-    """A workbook could not be read; the message names the file and the reason."""
 
 
 @dataclass(frozen=True)
@@ -262,68 +268,6 @@ def sniff_format(path: Path) -> str:
     raise WorkbookError(
         f"{storable_path(path)}: not a workbook (neither zip nor OLE container: {head!r})"
     )
-
-
-def run_soffice(args: list[str], workdir: Path, timeout: float, what: str) -> None:
-    """Run headless LibreOffice with a private user profile, bounded by ``timeout``.
-
-    Each call gets its own profile directory: concurrent soffice processes sharing
-    the default profile block on its lock or fail. On timeout the whole process group
-    is killed so no orphaned soffice.bin keeps a core busy.
-    """
-    exe = shutil.which("soffice") or shutil.which("libreoffice")
-    if exe is None:
-        raise WorkbookError(f"{what}: LibreOffice (soffice) is not installed")
-    profile = workdir / f"lo-profile-{uuid.uuid4().hex}"
-    cmd = [exe, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore", *args]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=workdir,
-        start_new_session=True,
-        env={**os.environ, "HOME": str(workdir)},
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise WorkbookError(f"{what}: LibreOffice timed out after {timeout:.0f}s") from exc
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    if proc.returncode != 0:
-        tail = (err or out).decode(errors="replace")[-500:]
-        raise WorkbookError(f"{what}: LibreOffice exited with {proc.returncode}: {tail}")
-
-
-def convert_with_soffice(
-    path: Path, out_dir: Path, target: str = "xlsx", timeout: float = SOFFICE_TIMEOUT_S
-) -> Path:
-    """Convert ``path`` with headless LibreOffice to ``target`` (xlsx, pdf) in ``out_dir``."""
-    path = Path(path).resolve()
-    out_dir = Path(out_dir).resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    filt = "xlsx:Calc MS Excel 2007 XML" if target == "xlsx" else target
-    with tempfile.TemporaryDirectory(prefix="lf-soffice-") as work:
-        work_dir = Path(work)
-        run_soffice(
-            ["--convert-to", filt, "--outdir", str(work_dir), str(path)],
-            work_dir,
-            timeout,
-            str(path),
-        )
-        produced = work_dir / f"{path.stem}.{target}"
-        if not produced.exists():
-            raise WorkbookError(f"{path}: LibreOffice produced no .{target} file")
-        dest = out_dir / produced.name
-        shutil.move(produced, dest)
-    return dest
-
-
-def convert_xls(path: Path, out_dir: Path, timeout: float = SOFFICE_TIMEOUT_S) -> Path:
-    """Convert a legacy ``.xls`` to ``.xlsx`` (formulas and cached values kept)."""
-    return convert_with_soffice(path, out_dir, "xlsx", timeout)
 
 
 def _chart_label(chart: object) -> str:
@@ -556,6 +500,8 @@ def workbook_frames(wb: Workbook, converted_sha256: str | None = None) -> dict[s
         "n_sheets": len(wb.sheets),
         "n_cells": len(cells),
         "n_formulas": sum(s["n_formulas"] for s in sheets),
+        "read_mode": "formulas",
+        "read_note": None,
     }
     return {
         "workbooks": pl.DataFrame([workbook], schema=WORKBOOKS_SCHEMA),
@@ -566,49 +512,25 @@ def workbook_frames(wb: Workbook, converted_sha256: str | None = None) -> dict[s
 
 @dataclass
 class WorkbookIngest:
-    """The three tables of a batch of workbooks, and what was quarantined."""
+    """The three tables of a batch of workbooks, what was quarantined, and (from
+    :func:`pipeline.ingest.workbook_sources.ingest_workbook_sources`) one row per source."""
 
     workbooks: pl.DataFrame
     sheets: pl.DataFrame
     cells: pl.DataFrame
     intake: Intake
+    sources: pl.DataFrame | None = None
 
 
 def ingest_workbooks(
     paths: Iterable[str | Path], blobs: BlobStore, timeout: float = SOFFICE_TIMEOUT_S
 ) -> WorkbookIngest:
-    """Read every workbook in ``paths``; store original (and converted) bytes as blobs.
-
-    Every path ends up ingested or quarantined with the reason (never skipped).
-    A workbook already seen (same sha256) is ingested once.
+    """Read every workbook file in ``paths`` (a corpus without mail); store original
+    (and converted) bytes as blobs. See :func:`~pipeline.ingest.workbook_sources.
+    ingest_workbook_sources`: every path ends up ingested or quarantined with the reason,
+    and a workbook seen twice (same sha256) is one workbook with two sources.
     """
-    intake = Intake(STAGE)
-    frames: dict[str, list[pl.DataFrame]] = {"workbooks": [], "sheets": [], "cells": []}
-    seen: set[str] = set()
-    with tempfile.TemporaryDirectory(prefix="lf-ingest-xls-") as tmp:
-        for raw_path in paths:
-            path = Path(raw_path)
-            try:
-                wb = read_workbook(path, convert_dir=tmp, timeout=timeout)
-            except WorkbookError as exc:
-                intake.quarantine(str(path), "unreadable_workbook", str(exc))
-                continue
-            if wb.workbook_id in seen:
-                intake.ingest(str(path))
-                continue
-            try:
-                blobs.put_file(path, wb.workbook_id)  # streamed, hash re-checked
-                converted = blobs.put_file(wb.converted_path) if wb.converted_path else None
-            except (OSError, ValueError) as exc:  # changed or vanished since it was read
-                intake.quarantine(str(path), "unreadable_workbook", str(exc))
-                continue
-            intake.ingest(str(path))
-            seen.add(wb.workbook_id)
-            for name, frame in workbook_frames(wb, converted).items():
-                frames[name].append(frame)
-    schemas = {"workbooks": WORKBOOKS_SCHEMA, "sheets": SHEETS_SCHEMA, "cells": CELLS_SCHEMA}
-    out = {
-        name: pl.concat(parts) if parts else pl.DataFrame(schema=schemas[name])
-        for name, parts in frames.items()
-    }
-    return WorkbookIngest(out["workbooks"], out["sheets"], out["cells"], intake)
+    from pipeline.ingest.workbook_sources import WorkbookSource, ingest_workbook_sources
+
+    items = [WorkbookSource.corpus(p) for p in paths]
+    return ingest_workbook_sources(items, blobs, per_file_s=timeout)

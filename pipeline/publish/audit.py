@@ -35,6 +35,7 @@ from pathlib import Path
 import polars as pl
 
 from oracles.sandbox import OracleResult, SandboxError, run_oracles
+from pipeline.draft.workbook_qa import WORKBOOK_KINDS
 from pipeline.publish.manifest import FileProblem, ReleaseScan, scan_release, verify_manifest
 from pipeline.publish.workflow_audit import audit_workflows
 
@@ -245,6 +246,18 @@ def _run(
         return {}
 
 
+def _recompute_workbook_sum(public: dict, reads: list[dict]) -> tuple[Decimal | None, str]:
+    """A workbook total's question asks the sum of the cells it names, at its precision
+    (:mod:`pipeline.draft.workbook_qa`; the question's cell range is what the oracle reads)."""
+    from pipeline.draft.formulas import round_half_up
+
+    try:
+        values = [Decimal(str(r["value"])) for r in reads]
+        return round_half_up(sum(values, Decimal(0)), int(public.get("precision") or 0)), "sum"
+    except (ArithmeticError, KeyError, ValueError, TypeError) as err:
+        return None, f"sum of {len(reads)} workbook cell(s): {type(err).__name__} {err}"
+
+
 def _recompute(question: str, reads: list[dict]) -> tuple[Decimal | None, str]:
     """The key the question asks of the numbers read, rounded as the question says;
     (None, why) when that cannot be worked out."""
@@ -296,7 +309,10 @@ def _oracle_checks(
         )
     if public is None:
         return found  # reported as missing from the public file
-    asked, how = _recompute(public.get("question") or "", reads)
+    if kind in WORKBOOK_KINDS:
+        asked, how = _recompute_workbook_sum(public, reads)
+    else:
+        asked, how = _recompute(public.get("question") or "", reads)
     if asked is None and how == "question unreadable":
         found.append(KeyChange(task_id, "question unreadable", old=key))
     elif asked is None:

@@ -73,6 +73,26 @@ class BlobStore:
                 self.fs.rm(tmp)
         return got
 
+    def link_key(self, kind: str, sha: str) -> str:
+        return f"{self.root}/links/{kind}/{sha[:2]}/{sha}"
+
+    def link(self, kind: str, sha: str, target: str) -> None:
+        """Record that blob ``target`` is the ``kind`` of blob ``sha`` (e.g. the .xlsx
+        LibreOffice made of an .xls), so derived bytes are made once per original."""
+        path = self.link_key(kind, sha)
+        self.fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+        with self.fs.open(path, "w") as fh:
+            fh.write(target)
+
+    def linked(self, kind: str, sha: str) -> str | None:
+        """The blob recorded as the ``kind`` of ``sha``, if it is still stored; else None."""
+        path = self.link_key(kind, sha)
+        if not self.fs.exists(path):
+            return None
+        with self.fs.open(path, "r") as fh:
+            target = fh.read().strip()
+        return target if target and self.exists(target) else None
+
     def get(self, sha: str) -> bytes:
         with self.fs.open(self.key(sha), "rb") as fh:
             return fh.read()

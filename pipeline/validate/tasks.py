@@ -10,6 +10,11 @@ table confirms). Two more guard the drafter itself: ``interval_too_wide`` (wider
 one unit of the asked precision) and ``drafter_key_mismatch`` (the oracle's key differs
 from the key the drafter computed). ``question_mismatch``: the question, read on its own
 (``pipeline.validate.reading``), cannot be read or disagrees with the cells its oracle reads.
+
+Workbook QA drafts (kinds ``pipeline.draft.workbook_qa.WORKBOOK_KINDS``) read workbook
+cells, not printed table cells: the rules about printed tables (``unconfirmed_input``,
+``unreadable_label``, ``question_mismatch``, ``contaminated``: a workbook total's key is
+printed in the workbook by design) do not apply to them; every other rule does.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import polars as pl
 from oracles.sandbox import OracleResult, run_oracles
 from pipeline.draft.formulas import quantum
 from pipeline.draft.schemas import DRAFTS_SCHEMA
+from pipeline.draft.workbook_qa import WORKBOOK_KINDS
 from pipeline.store import check_schema, run_sql
 from pipeline.validate.connection import connect
 from pipeline.validate.contamination import contamination_hits
@@ -128,7 +134,8 @@ def validate_drafts(
     )
 
     reasons: dict[int, list[str]] = {}
-    read_cells = ReadingContext.load(warehouse_dir, drafts)
+    on_tables = ~pl.col("kind").is_in(list(WORKBOOK_KINDS))
+    read_cells = ReadingContext.load(warehouse_dir, drafts.filter(on_tables))
     for n, draft in enumerate(rows):
         result = results.get(draft["task_id"]) if draft["task_id"] in runnable else None
         found = (
@@ -138,12 +145,13 @@ def validate_drafts(
         if not draft["known_wrong"]:
             found.append("no_known_wrong: the draft lists no known-wrong answer")
         found += interval_reasons(draft, result)
-        found += label_reasons(draft)
-        found += question_reasons(draft, read_cells)
+        if draft["kind"] not in WORKBOOK_KINDS:
+            found += label_reasons(draft)
+            found += question_reasons(draft, read_cells)
         found += list(draft.get("problems") or [])
         reasons[n] = found
 
-    sources = _sources_frame(drafts)
+    sources = _sources_frame(drafts.filter(on_tables))
     _unconfirmed(sources, warehouse_dir, rows, reasons)
     answers = [
         (results[r["task_id"]].output or {}).get("answer")
@@ -151,7 +159,10 @@ def validate_drafts(
         else None
         for r in rows
     ]
-    _contaminated(rows, answers, sources, contamination, warehouse_dir, reasons)
+    printed = [
+        None if r["kind"] in WORKBOOK_KINDS else a for r, a in zip(rows, answers, strict=True)
+    ]
+    _contaminated(rows, printed, sources, contamination, warehouse_dir, reasons)
     _duplicates(drafts, rows, answers, reasons)
 
     out = []
