@@ -62,9 +62,9 @@ __all__ = [
 ]
 
 DRAFTER_ID = "workflow-template-v1"
-MAX_LISTED_VALUES = 12  # constants listed per run of cells in an instruction line
-MAX_LINES = 14  # instruction lines describing edits
-MAX_UNLISTED = 0  # constants an instruction may leave unstated before it is underspecified
+MAX_LISTED_VALUES = 40  # constants listed per run of cells in an instruction line
+MAX_LINES = 30  # instruction lines describing edits; more and the task is underspecified
+MAX_SINGLE_CHANGES = 5  # value changes said one by one ("change 95 to 97"); more are grouped
 
 _DATE_TEXT = re.compile(
     r"\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+)?\b|"
@@ -99,10 +99,10 @@ def _undated(cell: Cell | None) -> str:
 
 
 def trivial_reason(diff: WorkbookDiff) -> str | None:
-    """``formatting_only`` (number formats, fills, fonts, merges, conditional formats and
-    nothing else), ``date_stamp_only`` (at most two cells changed, each a date or a text
-    whose only change is a date), ``formatting_and_date_stamp_only`` (both), or None for
-    a step that is real work."""
+    """``formatting_only`` (number formats, fills and font colours and nothing else;
+    conditional formats, merges and charts are deliberate work), ``date_stamp_only`` (at
+    most two cells changed, each a date or a text whose only change is a date),
+    ``formatting_and_date_stamp_only`` (both), or None for a step that is real work."""
     if diff.is_empty:
         return None
     content = 0
@@ -112,6 +112,13 @@ def trivial_reason(diff: WorkbookDiff) -> str | None:
             return None
         if any(ax.n_cells for ax in sd.axis_edits) or sd.charts_added or sd.charts_removed:
             return None
+        if (
+            sd.conditional_formats_added
+            or sd.conditional_formats_removed
+            or sd.merges_added
+            or sd.merges_removed
+        ):
+            return None  # deliberate structure, not noise
         for e in sd.cell_edits:
             if e.kind not in _CONTENT_KINDS and e.kind != "recalculated":
                 continue
@@ -252,10 +259,13 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
             ]
             w.cells(sheet, inside, "fill in")
     kinds = _edits_by_kind(sd)
-    for kind in ("value_changed", "formula_to_value"):
-        for e in kinds.get(kind, [])[:MAX_LINES]:
+    changes = [e for k in ("value_changed", "formula_to_value") for e in kinds.get(k, [])]
+    if len(changes) <= MAX_SINGLE_CHANGES:
+        for e in changes:
             to = _quote(e.after.text) if e.after else "empty"
             w.lines.append(f"in '{sheet}'!{e.after_address}, change {_shown(e.before)} to {to}")
+    else:
+        w.cells(sheet, [e.after for e in changes if e.after is not None], "change the values to")
     written = [
         e.after
         for k in ("cell_added", "value_to_formula", "formula_changed")
@@ -566,8 +576,10 @@ def draft_workflows(
                 f"undecidable: {checker.undecidable or 'nothing the checker can compare'}"
             )
         lines, unlisted = describe_diff(diff, reference_wb)
-        if unlisted > MAX_UNLISTED:
+        if unlisted:
             problems.append(f"underspecified: {unlisted} values the instruction cannot list")
+        if len(lines) > MAX_LINES:
+            problems.append(f"underspecified: {len(lines)} edits, more than {MAX_LINES} to list")
         source = checker_source(task_id, checker, before, after, row["input_xlsx_sha256"])
         if len(source) > MAX_SOURCE_CHARS:
             problems.append(f"checker_too_large: {len(source)} characters > {MAX_SOURCE_CHARS}")
