@@ -54,6 +54,14 @@ def test_goal_sentences_pick_requests_about_the_spreadsheet():
         "Fix the formulas in the summary tab before noon.",
     ]
     assert goal_sentences("") == [] and goal_sentences(None) == []
+    courtesy = (
+        "Please find attached the credit worksheet for the desk. Total $21.7. "
+        "If you need the file, please let me know."
+    )
+    assert goal_sentences(courtesy) == []
+    assert goal_sentences("I included 2 deals twice in the report, so please replace it.") == [
+        "I included 2 deals twice in the report, so please replace it."
+    ]
 
 
 def test_chain_candidates_single_and_multi_step(corpus):
