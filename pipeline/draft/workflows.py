@@ -9,15 +9,10 @@ From each candidate (:mod:`pipeline.draft.workflow_candidates`) this module writ
   which cells, rows or columns, which values to enter, what to compute (the formula,
   copied down), what to insert, delete, rename, format. People become roles and every
   personal datum is scrubbed (:mod:`pipeline.draft.scrub`).
-- the **checker**, an oracle program (ARCHITECTURE.md, "Oracles") run in
-  :mod:`oracles.sandbox`: it imports only ``oracles.api``, names the input and the
-  reference by sha256, holds the requirements of ``pipeline.judge.checker.build_checker``
-  (each required cell with its expected value, type, formula, number format and style,
-  the sheets to remove, the charts / merges / conditional formats to add) and checks
-  that the input content the reference kept is still there. It reads the workbook under
-  test with ``workbook_under_test()`` and prints one JSON verdict
-  ``{"passed", "failures"}``. The requirements are literals of the program, so a
-  tampered reference cannot rewrite what its checker expects.
+- the **checker** (:mod:`pipeline.draft.workflow_checker`), an oracle program
+  (ARCHITECTURE.md, "Oracles") run in :mod:`oracles.sandbox` that holds the
+  requirements of ``pipeline.judge.checker.build_checker`` as literals, reads the
+  workbook under test and prints one JSON verdict ``{"passed", "failures"}``.
 - the **trivial reason** of steps that are no work (only formatting noise, only a date
   stamp) and the drafter-side **problems** (no reference, undecidable diff, a checker
   too large for the sandbox, personal data in a workbook) for validation to reject.
@@ -47,8 +42,9 @@ from pipeline.detect.diffs import (
 )
 from pipeline.draft.schemas import WORKFLOW_DRAFTS_SCHEMA
 from pipeline.draft.scrub import ROLE_ASKER, People, people_from_headers, personal_data, scrub_text
+from pipeline.draft.workflow_checker import checker_source
 from pipeline.ingest.workbooks import OLE_MAGIC, Cell, Workbook, read_workbook
-from pipeline.judge.checker import ABS_TOL, REL_TOL, WorkbookChecker, build_checker
+from pipeline.judge.checker import ABS_TOL, REL_TOL, build_checker
 from pipeline.store import BlobStore
 
 __all__ = [
@@ -353,112 +349,6 @@ def write_instruction(goals: list[str], lines: list[str], steps: int, people: Pe
     return scrub_text("\n\n".join(parts), people)
 
 
-# --------------------------------------------------------------------------- checker
-
-
-def _spec(req, input_wb: Workbook, renamed_back: Mapping[str, str]) -> list:
-    cell = req.expected
-    extras: dict = {}
-    if req.strict_text:
-        extras["strict_text"] = True
-    if req.strict_type:
-        extras["strict_type"] = True
-    if req.number_format is not None:
-        extras["number_format"] = req.number_format
-    if req.style:
-        extras.update(
-            style=True,
-            fill=cell.fill if cell else None,
-            font_color=cell.font_color if cell else None,
-        )
-    if req.stale_formula is not None:
-        before_sheet = input_wb.sheets.get(renamed_back.get(req.sheet, req.sheet))
-        before = before_sheet.get(req.row, req.col) if before_sheet else None
-        if before is not None and before.formula:
-            extras["stale_formula"] = before.formula
-    if cell is None or (cell.text is None and cell.formula is None):
-        return (
-            [req.sheet, req.address, None, None, None, extras]
-            if extras
-            else [req.sheet, req.address, None, None, None]
-        )
-    spec = [req.sheet, req.address, cell.type, cell.text, cell.formula]
-    return spec + [extras] if extras else spec
-
-
-_CHECKER_BODY = """
-output = workbook_under_test()
-failures = []
-for spec in REQUIRED:
-    failure = check_cell(output, spec, ABS_TOL, REL_TOL)
-    if failure:
-        failures.append(failure)
-for name in REMOVED_SHEETS:
-    if name in output.sheet_names():
-        failures.append({"sheet": name, "rule": "sheet_not_removed"})
-for sheet, kind, label, present in FEATURES:
-    found = sheet_features(output, sheet)
-    if (label in found[kind]) != present:
-        failures.append({"sheet": sheet, "rule": "feature", "expected": [kind, label, present]})
-changed = [(spec[0], spec[1]) for spec in REQUIRED]
-failures += kept_cell_failures(output, workbook_blob(INPUT), changed, RENAMED, REMOVED_SHEETS)
-emit_verdict(failures, len(REQUIRED) + len(REMOVED_SHEETS) + len(FEATURES))
-"""
-
-_FEATURE_KEY = {"chart": "charts", "merge": "merges", "conditional_format": "conditional_formats"}
-
-
-def checker_source(
-    task_id: str,
-    checker: WorkbookChecker,
-    input_sha256: str,
-    reference_sha256: str,
-    input_xlsx_sha256: str | None = None,
-) -> str:
-    """The oracle program of a workflow task, from ``build_checker``'s requirements."""
-    renamed = {
-        sd.before_name: sd.sheet
-        for sd in checker.diff_ref.sheets
-        if sd.status == "renamed" and sd.before_name
-    }
-    back = {v: k for k, v in renamed.items()}
-    required = [_spec(r, checker.input, back) for r in checker.required]
-    features = [[f.sheet, _FEATURE_KEY[f.kind], f.label, f.present] for f in checker.features]
-    lines = [
-        f'"""Checker of workflow task {task_id} ({DRAFTER_ID}).',
-        "",
-        f"Input workbook {input_sha256}; reference workbook {reference_sha256}.",
-        "REQUIRED holds what the reference has where it differs from the input",
-        "([sheet, address, type, value, formula, extras]; type, value and formula None:",
-        "the cell must be empty); every other input cell must be kept. Prints one JSON",
-        'verdict {"passed", "failures"}.',
-        '"""',
-        "",
-        "from oracles.api import (",
-        "    check_cell,",
-        "    emit_verdict,",
-        "    kept_cell_failures,",
-        "    sheet_features,",
-        "    workbook_blob,",
-        "    workbook_under_test,",
-        ")",
-        "",
-        f"INPUT = {(input_xlsx_sha256 or input_sha256)!r}",
-        f"REFERENCE = {reference_sha256!r}",
-        f"ABS_TOL = {checker.abs_tol!r}",
-        f"REL_TOL = {checker.rel_tol!r}",
-        "REQUIRED = [",
-        *[f"    {spec!r}," for spec in required],
-        "]",
-        f"REMOVED_SHEETS = {sorted(checker.removed_sheets)!r}",
-        f"RENAMED = {renamed!r}",
-        "FEATURES = [",
-        *[f"    {f!r}," for f in features],
-        "]",
-    ]
-    return "\n".join(lines) + "\n" + _CHECKER_BODY
-
-
 # --------------------------------------------------------------------------- drafting
 
 
@@ -519,18 +409,29 @@ def draft_workflows(
     messages: pl.DataFrame | None = None,
     threads: pl.DataFrame | None = None,
     converted: Mapping[str, str] | None = None,
-    summaries: Mapping[str, str] | None = None,
+    version_steps: pl.DataFrame | None = None,
+    trivial: Callable[[WorkbookDiff], str | None] = trivial_reason,
 ) -> pl.DataFrame:
     """One draft per candidate (``WORKFLOW_DRAFTS_SCHEMA``).
 
     ``load_workbook(workbook_id)`` reads a workbook (see :func:`blob_workbook_loader`);
     ``messages``/``threads`` give the people of a thread candidate (names -> roles);
     ``converted`` maps an .xls workbook_id to its converted .xlsx blob (what the checker
-    reads); ``summaries`` maps a step id ("chain_id:step") to the step's summary.
+    reads); ``version_steps`` (VERSION_STEPS_SCHEMA) gives each step's summary and, for a
+    one-step candidate, its trivial reason; ``trivial`` decides the others from the diff
+    of the whole candidate (``pipeline.detect.steps.trivial_reason`` fits as well).
     Never raises on one candidate: an unreadable workbook becomes a problem.
     """
     converted = dict(converted or {})
-    summaries = dict(summaries or {})
+    summaries: dict[str, str] = {}
+    step_trivial: dict[str, str] = {}
+    if version_steps is not None and version_steps.height:
+        for chain_id, step, summary, reason in version_steps.select(
+            "chain_id", "step", "summary", "trivial_reason"
+        ).iter_rows():
+            summaries[f"{chain_id}:{step}"] = summary or ""
+            if reason:
+                step_trivial[f"{chain_id}:{step}"] = reason
     rows = []
     for cand in candidates.iter_rows(named=True):
         before, after = cand["before_id"], cand["after_id"]
@@ -564,7 +465,9 @@ def draft_workflows(
             row["problems"] = [f"unreadable_workbook: {type(err).__name__}: {err}"[:300]]
             continue
         diff = diff_workbooks(input_wb, reference_wb)
-        row["trivial_reason"] = trivial_reason(diff)
+        steps_of = row["step_ids"]
+        known = step_trivial.get(steps_of[0]) if len(steps_of) == 1 else None
+        row["trivial_reason"] = known or trivial(diff)
         checker = build_checker(
             input_wb, reference_wb, diff_ref=diff, abs_tol=ABS_TOL, rel_tol=REL_TOL
         )
