@@ -153,12 +153,20 @@ def _quote(text: object) -> str:
     return f"'{text}'" if not re.fullmatch(r"-?[\d,]+(\.\d+)?%?", text) else text
 
 
+def _value(cell: Cell) -> str:
+    """A cell's value as the instruction states it (a date without a midnight time)."""
+    text = cell.text or ""
+    if cell.type == "D" and text.endswith("T00:00:00"):
+        text = text[: -len("T00:00:00")]
+    return _quote(text)
+
+
 def _shown(cell: Cell | None) -> str:
     if cell is None:
         return "empty"
     if cell.formula:
         return cell.formula
-    return _quote(cell.text)
+    return _value(cell)
 
 
 def _runs_along(cells: list[Cell], by_row: bool) -> list[list[Cell]]:
@@ -219,7 +227,7 @@ class _Writer:
                     f"in '{sheet}'!{_span(g)}, put the formula {g[0].formula}{copied}"
                 )
         for run in _runs(constants):
-            values = [_quote(c.text) for c in run]
+            values = [_value(c) for c in run]
             if len(values) > MAX_LISTED_VALUES:
                 self.unlisted += len(values) - MAX_LISTED_VALUES
                 shown = ", ".join(values[:MAX_LISTED_VALUES]) + ", ..."
@@ -258,7 +266,7 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
     changes = [e for k in ("value_changed", "formula_to_value") for e in kinds.get(k, [])]
     if len(changes) <= MAX_SINGLE_CHANGES:
         for e in changes:
-            to = _quote(e.after.text) if e.after else "empty"
+            to = _value(e.after) if e.after else "empty"
             w.lines.append(f"in '{sheet}'!{e.after_address}, change {_shown(e.before)} to {to}")
     else:
         w.cells(sheet, [e.after for e in changes if e.after is not None], "change the values to")
@@ -345,6 +353,8 @@ def write_instruction(goals: list[str], lines: list[str], steps: int, people: Pe
     if len(lines) > MAX_LINES:
         todo += f"\n- ... and {len(lines) - MAX_LINES} more changes of the same kind."
     parts.append("Specifically:\n" + todo)
+    if any(line.startswith(("insert ", "delete rows", "delete columns")) for line in shown):
+        parts.append("Cell addresses are those of the finished workbook.")
     parts.append("Leave everything else as it is and send me back the updated workbook.")
     return scrub_text("\n\n".join(parts), people)
 

@@ -207,6 +207,7 @@ def test_drafts_instruction_and_checker(corpus):
     inserted = drafts.filter(pl.col("step_ids") == ["ins:1"]).row(0, named=True)
     assert "Insert 1 new row at 4:4 in 'Sales'" in inserted["instruction"]
     assert "Fill in 'Central', 70, 72, 74 in 'Sales'!A4:D4" in inserted["instruction"]
+    assert "Cell addresses are those of the finished workbook." in inserted["instruction"]
     composite = drafts.filter(pl.col("steps") == 3).row(0, named=True)
     assert "3 rounds of edits" in composite["instruction"]
     assert "Add a new sheet named 'Summary'" in composite["instruction"]
