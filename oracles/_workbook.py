@@ -336,8 +336,9 @@ def _want(spec: list | tuple) -> tuple[str, str, CellView | None, dict]:
     """A required cell as the checker program writes it:
     ``[sheet, address, type, value, formula, extras]`` (type, value and formula all
     None: the cell must be empty). ``extras`` may hold ``strict_text``, ``strict_type``,
-    ``number_format``, ``fill``, ``font_color`` (with ``style``: True) and
-    ``stale_formula`` (the input's formula, which the output must not keep)."""
+    ``number_format``, ``fill``, ``font_color`` (with ``style``: True),
+    ``stale_formula`` (the input's formula, which the output must not keep) and
+    ``abs_tol`` (this cell's own absolute tolerance, tighter than the task's)."""
     sheet, address, kind, value, formula = spec[:5]
     extras = dict(spec[5]) if len(spec) > 5 and spec[5] else {}
     if kind is None and value is None and formula is None:
@@ -377,7 +378,7 @@ def check_cell(
     ok, rule = compare(
         want,
         got,
-        float(abs_tol),
+        float(extras.get("abs_tol", abs_tol)),
         float(rel_tol),
         strict_text=bool(extras.get("strict_text")),
         strict_type=bool(extras.get("strict_type")),

@@ -17,17 +17,44 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pipeline.ingest.workbooks import Workbook
+from pipeline.ingest.workbooks import Cell, Workbook
 from pipeline.judge.checker import RequiredCell, WorkbookChecker
 
-__all__ = ["CHECKER_ID", "checker_source"]
+__all__ = ["CHECKER_ID", "cell_tolerance", "checker_source"]
 
 CHECKER_ID = "workflow-checker-v1"
 
 
-def _spec(req: RequiredCell, input_wb: Workbook, renamed_back: Mapping[str, str]) -> list:
+def cell_tolerance(expected: Cell | None, before: Cell | None, abs_tol: float) -> float:
+    """The absolute tolerance of one required number: the task's (half a cent), but no
+    more than half a unit of the expected value's last decimal (a rate 0.0322 is not
+    0.030) and less than its distance from the input's value (so the unmodified input
+    never passes by tolerance)."""
+    tol = abs_tol
+    if expected is None or expected.type not in ("I", "F") or expected.text is None:
+        return tol
+    text = expected.text
+    if "." in text and "e" not in text.lower():
+        tol = min(tol, 0.5 * 10 ** -len(text.split(".", 1)[1]))
+    try:
+        gap = abs(float(expected.value) - float(before.value)) if before is not None else None
+    except (TypeError, ValueError):
+        gap = None
+    if gap and before is not None and before.type in ("I", "F") and gap <= tol:
+        tol = gap / 2
+    return tol
+
+
+def _spec(
+    req: RequiredCell, input_wb: Workbook, renamed_back: Mapping[str, str], abs_tol: float
+) -> list:
     cell = req.expected
     extras: dict = {}
+    before_sheet = input_wb.sheets.get(renamed_back.get(req.sheet, req.sheet))
+    before = before_sheet.get(req.row, req.col) if before_sheet else None
+    tol = cell_tolerance(cell, before, abs_tol)
+    if tol < abs_tol:
+        extras["abs_tol"] = float(f"{tol:.3g}")
     if req.strict_text:
         extras["strict_text"] = True
     if req.strict_type:
@@ -41,8 +68,6 @@ def _spec(req: RequiredCell, input_wb: Workbook, renamed_back: Mapping[str, str]
             font_color=cell.font_color if cell else None,
         )
     if req.stale_formula is not None:
-        before_sheet = input_wb.sheets.get(renamed_back.get(req.sheet, req.sheet))
-        before = before_sheet.get(req.row, req.col) if before_sheet else None
         if before is not None and before.formula:
             extras["stale_formula"] = before.formula
     if cell is None or (cell.text is None and cell.formula is None):
@@ -91,7 +116,7 @@ def checker_source(
         if sd.status == "renamed" and sd.before_name
     }
     back = {v: k for k, v in renamed.items()}
-    required = [_spec(r, checker.input, back) for r in checker.required]
+    required = [_spec(r, checker.input, back, checker.abs_tol) for r in checker.required]
     features = [[f.sheet, _FEATURE_KEY[f.kind], f.label, f.present] for f in checker.features]
     lines = [
         f'"""Checker of workflow task {task_id} ({CHECKER_ID}).',

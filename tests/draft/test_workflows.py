@@ -239,3 +239,20 @@ def test_candidate_without_reference_is_a_problem(corpus):
     assert drafts["problems"].to_list() == [
         ["no_reference: no later version of the input is known"]
     ]
+
+
+def test_cell_tolerance_is_tighter_than_the_change():
+    from pipeline.draft.workflow_checker import cell_tolerance
+    from pipeline.ingest.workbooks import Cell
+
+    def num(value):
+        return Cell("S", 1, 1, value, "F" if isinstance(value, float) else "I", None)
+
+    # a rate: half a unit of its last decimal, and the input 0.028 stays outside
+    assert cell_tolerance(num(0.0322), num(0.028), 0.005) == pytest.approx(0.00005)
+    assert cell_tolerance(num(0.0322), num(0.0321), 0.005) == pytest.approx(0.00005)
+    assert cell_tolerance(num(0.03221), num(0.0322), 0.005) == pytest.approx(0.000005)
+    # money: the task's half a cent, unless the input is closer than that
+    assert cell_tolerance(num(2793120), num(3036000), 0.005) == 0.005
+    assert cell_tolerance(num(100.004), num(100.001), 0.005) == pytest.approx(0.0005)
+    assert cell_tolerance(num(7), num(7.004), 0.005) == pytest.approx(0.002)
