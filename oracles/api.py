@@ -60,17 +60,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from oracles._workbook import (
-    ABS_TOL,
-    REL_TOL,
-    CellView,
     WorkbookReadError,
     WorkbookView,
-    address_key,
-    compare,
-    formula_key,
-    normalize_format,
+    check_cell,
+    kept_cell_failures,
     read_workbook_bytes,
-    same_content,
+    sheet_features,
 )
 
 __all__ = [
@@ -726,125 +721,6 @@ def workbook_blob(sha256: str) -> WorkbookView:
     view = _attached_workbook(sha, f"blob {sha}")
     _session.reads.append({"workbook": sha, "sha256": sha})
     return view
-
-
-def _want(spec: list | tuple) -> tuple[str, str, CellView | None, dict]:
-    """A required cell as the checker program writes it:
-    ``[sheet, address, type, value, formula, extras]`` (type, value and formula all
-    None: the cell must be empty). ``extras`` may hold ``strict_text``, ``strict_type``,
-    ``number_format``, ``fill``, ``font_color`` (with ``style``: True) and
-    ``stale_formula`` (the input's formula, which the output must not keep)."""
-    sheet, address, kind, value, formula = spec[:5]
-    extras = dict(spec[5]) if len(spec) > 5 and spec[5] else {}
-    if kind is None and value is None and formula is None:
-        return str(sheet), str(address).upper(), None, extras
-    want = CellView(
-        value,
-        kind,
-        formula,
-        extras.get("number_format") or "General",
-        extras.get("fill"),
-        extras.get("font_color"),
-    )
-    return str(sheet), str(address).upper(), want, extras
-
-
-def _shown(cell: CellView | None) -> str | None:
-    if cell is None:
-        return None
-    return cell.value if cell.value is not None else cell.formula
-
-
-def check_cell(
-    workbook: WorkbookView,
-    spec: list | tuple,
-    abs_tol: float = ABS_TOL,
-    rel_tol: float = REL_TOL,
-) -> dict | None:
-    """The failure of one required cell (``{"sheet", "address", "rule", "expected",
-    "got"}``), or None when the workbook holds what the reference holds there. Rules as
-    the judge's ``compare_cells``, plus ``missing_sheet``, ``number_format``,
-    ``style_mismatch`` and ``unchanged_formula``."""
-    sheet, address, want, extras = _want(spec)
-    failure = {"sheet": sheet, "address": address, "expected": _shown(want)}
-    if sheet not in workbook.sheets:
-        return {**failure, "rule": "missing_sheet", "got": None}
-    got = workbook.cell(sheet, address)
-    ok, rule = compare(
-        want,
-        got,
-        float(abs_tol),
-        float(rel_tol),
-        strict_text=bool(extras.get("strict_text")),
-        strict_type=bool(extras.get("strict_type")),
-    )
-    if ok and extras.get("number_format") is not None:
-        have = got.number_format if got is not None else None
-        if normalize_format(have) != normalize_format(extras["number_format"]):
-            return {**failure, "rule": "number_format", "expected": extras["number_format"],
-                    "got": have}  # fmt: skip
-    if ok and extras.get("style"):
-        have = (got.fill, got.font_color) if got is not None else (None, None)
-        if have != (extras.get("fill"), extras.get("font_color")):
-            return {**failure, "rule": "style_mismatch", "got": f"fill={have[0]} font={have[1]}"}
-    stale = extras.get("stale_formula")
-    if ok and stale and got is not None and formula_key(got.formula) == formula_key(stale):
-        return {**failure, "rule": "unchanged_formula", "got": got.formula}
-    return None if ok else {**failure, "rule": rule, "got": _shown(got)}
-
-
-def kept_cell_failures(
-    output: WorkbookView,
-    input_workbook: WorkbookView,
-    changed: Iterable[tuple[str, str]],
-    renamed: Mapping[str, str] | None = None,
-    removed_sheets: Iterable[str] = (),
-    limit: int = 20,
-) -> list[dict]:
-    """Input content the reference kept but the output lost: every input cell outside
-    the ``changed`` positions (sheet, address; sheets named as in the reference, input
-    sheets renamed by ``renamed``) must hold the same content in the output. At most
-    ``limit`` failures are listed (rule ``kept_cell_changed``)."""
-    renamed = dict(renamed or {})
-    skip = {(str(s), str(a).upper()) for s, a in changed}
-    gone = set(removed_sheets)
-    out: list[dict] = []
-    for name, sheet in input_workbook.sheets.items():
-        if name in gone:
-            continue
-        target = renamed.get(name, name)
-        for address in sorted(sheet.cells, key=address_key):
-            if (target, address) in skip:
-                continue
-            before = sheet.cells[address]
-            got = output.cell(target, address)
-            if not same_content(before, got):
-                out.append(
-                    {
-                        "sheet": target,
-                        "address": address,
-                        "rule": "kept_cell_changed",
-                        "expected": _shown(before),
-                        "got": _shown(got),
-                    }
-                )
-                if len(out) >= limit:
-                    return out
-    return out
-
-
-def sheet_features(workbook: WorkbookView, sheet: str) -> dict:
-    """The sheet-level objects of a sheet: ``{"exists", "charts" (types), "merges"
-    (ranges), "conditional_formats" (ranges)}``."""
-    found = workbook.sheets.get(sheet)
-    if found is None:
-        return {"exists": False, "charts": [], "merges": [], "conditional_formats": []}
-    return {
-        "exists": True,
-        "charts": list(found.charts),
-        "merges": list(found.merges),
-        "conditional_formats": list(found.conditional_formats),
-    }
 
 
 def emit_verdict(failures: list, checked: int = 0) -> None:

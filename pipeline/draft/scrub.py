@@ -53,7 +53,6 @@ PLACEHOLDERS = {
     "credit_card": "[account number]",
     "account_number": "[account number]",
     "credential": "[credentials]",
-    "twitter": "[handle]",
 }
 
 # Words that look like names in headers but are not people (mailbox and list names).
@@ -95,7 +94,6 @@ def _scrubber() -> scrubadub.Scrubber:
             scrubadub.detectors.PhoneDetector(),
             scrubadub.detectors.CreditCardDetector(),
             scrubadub.detectors.CredentialDetector(),
-            scrubadub.detectors.TwitterDetector(),
             _SSN(),
             AccountNumberDetector(),
         ],
@@ -199,6 +197,7 @@ def people_from_headers(
     return people
 
 
+_DATE_RUN = re.compile(r"^(?:\d{4}[-/]\d{1,2}[-/]\d{1,2}|\d{1,2}[-/]\d{1,2}[-/]\d{4})\b")
 _PRIORITY = ("email", "phone", "social_security_number", "credit_card", "account_number")
 
 
@@ -217,6 +216,8 @@ def _detected(text: str) -> list[PersonalDatum]:
         PersonalDatum(_kind(f), f.text, f.beg, f.end)
         for f in _scrubber().iter_filth(text, run_post_processors=False)
     ]
+    # a date with its hour ("2020-02-21 09") is a run of digits, not an account
+    found = [d for d in found if not (d.kind == "account_number" and _DATE_RUN.match(d.text))]
     # overlapping finds: keep the longest (an account-like run inside a phone number)
     found.sort(key=lambda d: (d.start, -(d.end - d.start)))
     out: list[PersonalDatum] = []

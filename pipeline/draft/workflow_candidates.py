@@ -54,7 +54,16 @@ _VERBS = (
     "include|put|move|rename|sort|format|highlight|reconcile|check|review|revise|adjust|"
     "recalculate|recalc|build|create|prepare|summari[sz]e|link|pull|enter|split|merge|"
     "replace|set|total|sum|append|extend|drop|clean|convert|round|use|show|break\\s+out|"
-    "roll\\s+forward|plug|input|key\\s+in|flag|mark|complete|finish|redo|modify|edit"
+    "roll\\s+forward|plug|input|key\\s+in|flag|mark|complete|finish|redo|modify|edit|"
+    "confirm|verify|double[-\\s]check|tie\\s+out|true\\s+up|book|allocate"
+)
+_TASK_VERB = re.compile(rf"\b(?:{_VERBS})(?:e?s|e?d|ing)?\b", re.IGNORECASE)
+# Mail courtesy, not a goal: "please find attached", "please let me know", ...
+_BOILERPLATE = re.compile(
+    r"\bplease\s+(?:find|see|note|be\s+advised|advise|let\s+me\s+know|contact|call|"
+    r"forward|feel\s+free|do\s+not\s+hesitate|review\s+and\s+let|print)\b|"
+    r"\battached\s+(?:please\s+find|is|are)\b|\bif\s+you\s+(?:have|need)\b",
+    re.IGNORECASE,
 )
 _IMPERATIVE = re.compile(rf"^\W*(?:(?:pls|please|also|and|then|just|now)\s+)*(?:{_VERBS})\b", re.I)
 _SPREADSHEET = re.compile(
@@ -74,9 +83,10 @@ def _segmenter():
 
 
 def goal_sentences(text: str | None) -> list[str]:
-    """The sentences of ``text`` that ask for spreadsheet work: a request ("can you",
-    "please", "we need") or an imperative ("add ...", "fix ...") that names something of
-    a spreadsheet (sheet, column, total, file, ...)."""
+    """The sentences of ``text`` that ask for spreadsheet work: an imperative ("add ...",
+    "fix ...") or a request ("can you", "please", "we need") with a task verb, that names
+    something of a spreadsheet (sheet, column, total, file, ...); mail courtesy ("please
+    find attached", "please let me know") is no goal."""
     if not text or not text.strip():
         return []
     out: list[str] = []
@@ -86,7 +96,11 @@ def goal_sentences(text: str | None) -> list[str]:
             continue
         if not _SPREADSHEET.search(sentence):
             continue
-        if _REQUEST.search(sentence) or _IMPERATIVE.search(sentence):
+        if _BOILERPLATE.search(sentence) or len(sentence.split()) < 4:
+            continue  # courtesy, or a label ("Total $21.7"), not a request
+        if _IMPERATIVE.search(sentence) or (
+            _REQUEST.search(sentence) and _TASK_VERB.search(sentence)
+        ):
             out.append(sentence)
     return out
 

@@ -9,15 +9,10 @@ From each candidate (:mod:`pipeline.draft.workflow_candidates`) this module writ
   which cells, rows or columns, which values to enter, what to compute (the formula,
   copied down), what to insert, delete, rename, format. People become roles and every
   personal datum is scrubbed (:mod:`pipeline.draft.scrub`).
-- the **checker**, an oracle program (ARCHITECTURE.md, "Oracles") run in
-  :mod:`oracles.sandbox`: it imports only ``oracles.api``, names the input and the
-  reference by sha256, holds the requirements of ``pipeline.judge.checker.build_checker``
-  (each required cell with its expected value, type, formula, number format and style,
-  the sheets to remove, the charts / merges / conditional formats to add) and checks
-  that the input content the reference kept is still there. It reads the workbook under
-  test with ``workbook_under_test()`` and prints one JSON verdict
-  ``{"passed", "failures"}``. The requirements are literals of the program, so a
-  tampered reference cannot rewrite what its checker expects.
+- the **checker** (:mod:`pipeline.draft.workflow_checker`), an oracle program
+  (ARCHITECTURE.md, "Oracles") run in :mod:`oracles.sandbox` that holds the
+  requirements of ``pipeline.judge.checker.build_checker`` as literals, reads the
+  workbook under test and prints one JSON verdict ``{"passed", "failures"}``.
 - the **trivial reason** of steps that are no work (only formatting noise, only a date
   stamp) and the drafter-side **problems** (no reference, undecidable diff, a checker
   too large for the sandbox, personal data in a workbook) for validation to reject.
@@ -47,8 +42,9 @@ from pipeline.detect.diffs import (
 )
 from pipeline.draft.schemas import WORKFLOW_DRAFTS_SCHEMA
 from pipeline.draft.scrub import ROLE_ASKER, People, people_from_headers, personal_data, scrub_text
+from pipeline.draft.workflow_checker import checker_source
 from pipeline.ingest.workbooks import OLE_MAGIC, Cell, Workbook, read_workbook
-from pipeline.judge.checker import ABS_TOL, REL_TOL, WorkbookChecker, build_checker
+from pipeline.judge.checker import ABS_TOL, REL_TOL, build_checker
 from pipeline.store import BlobStore
 
 __all__ = [
@@ -62,9 +58,9 @@ __all__ = [
 ]
 
 DRAFTER_ID = "workflow-template-v1"
-MAX_LISTED_VALUES = 12  # constants listed per run of cells in an instruction line
-MAX_LINES = 14  # instruction lines describing edits
-MAX_UNLISTED = 0  # constants an instruction may leave unstated before it is underspecified
+MAX_LISTED_VALUES = 40  # constants listed per run of cells in an instruction line
+MAX_LINES = 30  # instruction lines describing edits; more and the task is underspecified
+MAX_SINGLE_CHANGES = 5  # value changes said one by one ("change 95 to 97"); more are grouped
 
 _DATE_TEXT = re.compile(
     r"\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+)?\b|"
@@ -99,10 +95,10 @@ def _undated(cell: Cell | None) -> str:
 
 
 def trivial_reason(diff: WorkbookDiff) -> str | None:
-    """``formatting_only`` (number formats, fills, fonts, merges, conditional formats and
-    nothing else), ``date_stamp_only`` (at most two cells changed, each a date or a text
-    whose only change is a date), ``formatting_and_date_stamp_only`` (both), or None for
-    a step that is real work."""
+    """``formatting_only`` (number formats, fills and font colours and nothing else;
+    conditional formats, merges and charts are deliberate work), ``date_stamp_only`` (at
+    most two cells changed, each a date or a text whose only change is a date),
+    ``formatting_and_date_stamp_only`` (both), or None for a step that is real work."""
     if diff.is_empty:
         return None
     content = 0
@@ -112,6 +108,13 @@ def trivial_reason(diff: WorkbookDiff) -> str | None:
             return None
         if any(ax.n_cells for ax in sd.axis_edits) or sd.charts_added or sd.charts_removed:
             return None
+        if (
+            sd.conditional_formats_added
+            or sd.conditional_formats_removed
+            or sd.merges_added
+            or sd.merges_removed
+        ):
+            return None  # deliberate structure, not noise
         for e in sd.cell_edits:
             if e.kind not in _CONTENT_KINDS and e.kind != "recalculated":
                 continue
@@ -150,12 +153,20 @@ def _quote(text: object) -> str:
     return f"'{text}'" if not re.fullmatch(r"-?[\d,]+(\.\d+)?%?", text) else text
 
 
+def _value(cell: Cell) -> str:
+    """A cell's value as the instruction states it (a date without a midnight time)."""
+    text = cell.text or ""
+    if cell.type == "D" and text.endswith("T00:00:00"):
+        text = text[: -len("T00:00:00")]
+    return _quote(text)
+
+
 def _shown(cell: Cell | None) -> str:
     if cell is None:
         return "empty"
     if cell.formula:
         return cell.formula
-    return _quote(cell.text)
+    return _value(cell)
 
 
 def _runs_along(cells: list[Cell], by_row: bool) -> list[list[Cell]]:
@@ -216,7 +227,7 @@ class _Writer:
                     f"in '{sheet}'!{_span(g)}, put the formula {g[0].formula}{copied}"
                 )
         for run in _runs(constants):
-            values = [_quote(c.text) for c in run]
+            values = [_value(c) for c in run]
             if len(values) > MAX_LISTED_VALUES:
                 self.unlisted += len(values) - MAX_LISTED_VALUES
                 shown = ", ".join(values[:MAX_LISTED_VALUES]) + ", ..."
@@ -252,10 +263,13 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
             ]
             w.cells(sheet, inside, "fill in")
     kinds = _edits_by_kind(sd)
-    for kind in ("value_changed", "formula_to_value"):
-        for e in kinds.get(kind, [])[:MAX_LINES]:
-            to = _quote(e.after.text) if e.after else "empty"
+    changes = [e for k in ("value_changed", "formula_to_value") for e in kinds.get(k, [])]
+    if len(changes) <= MAX_SINGLE_CHANGES:
+        for e in changes:
+            to = _value(e.after) if e.after else "empty"
             w.lines.append(f"in '{sheet}'!{e.after_address}, change {_shown(e.before)} to {to}")
+    else:
+        w.cells(sheet, [e.after for e in changes if e.after is not None], "change the values to")
     written = [
         e.after
         for k in ("cell_added", "value_to_formula", "formula_changed")
@@ -339,114 +353,10 @@ def write_instruction(goals: list[str], lines: list[str], steps: int, people: Pe
     if len(lines) > MAX_LINES:
         todo += f"\n- ... and {len(lines) - MAX_LINES} more changes of the same kind."
     parts.append("Specifically:\n" + todo)
+    if any(line.startswith(("insert ", "delete rows", "delete columns")) for line in shown):
+        parts.append("Cell addresses are those of the finished workbook.")
     parts.append("Leave everything else as it is and send me back the updated workbook.")
     return scrub_text("\n\n".join(parts), people)
-
-
-# --------------------------------------------------------------------------- checker
-
-
-def _spec(req, input_wb: Workbook, renamed_back: Mapping[str, str]) -> list:
-    cell = req.expected
-    extras: dict = {}
-    if req.strict_text:
-        extras["strict_text"] = True
-    if req.strict_type:
-        extras["strict_type"] = True
-    if req.number_format is not None:
-        extras["number_format"] = req.number_format
-    if req.style:
-        extras.update(
-            style=True,
-            fill=cell.fill if cell else None,
-            font_color=cell.font_color if cell else None,
-        )
-    if req.stale_formula is not None:
-        before_sheet = input_wb.sheets.get(renamed_back.get(req.sheet, req.sheet))
-        before = before_sheet.get(req.row, req.col) if before_sheet else None
-        if before is not None and before.formula:
-            extras["stale_formula"] = before.formula
-    if cell is None or (cell.text is None and cell.formula is None):
-        return (
-            [req.sheet, req.address, None, None, None, extras]
-            if extras
-            else [req.sheet, req.address, None, None, None]
-        )
-    spec = [req.sheet, req.address, cell.type, cell.text, cell.formula]
-    return spec + [extras] if extras else spec
-
-
-_CHECKER_BODY = """
-output = workbook_under_test()
-failures = []
-for spec in REQUIRED:
-    failure = check_cell(output, spec, ABS_TOL, REL_TOL)
-    if failure:
-        failures.append(failure)
-for name in REMOVED_SHEETS:
-    if name in output.sheet_names():
-        failures.append({"sheet": name, "rule": "sheet_not_removed"})
-for sheet, kind, label, present in FEATURES:
-    found = sheet_features(output, sheet)
-    if (label in found[kind]) != present:
-        failures.append({"sheet": sheet, "rule": "feature", "expected": [kind, label, present]})
-changed = [(spec[0], spec[1]) for spec in REQUIRED]
-failures += kept_cell_failures(output, workbook_blob(INPUT), changed, RENAMED, REMOVED_SHEETS)
-emit_verdict(failures, len(REQUIRED) + len(REMOVED_SHEETS) + len(FEATURES))
-"""
-
-_FEATURE_KEY = {"chart": "charts", "merge": "merges", "conditional_format": "conditional_formats"}
-
-
-def checker_source(
-    task_id: str,
-    checker: WorkbookChecker,
-    input_sha256: str,
-    reference_sha256: str,
-    input_xlsx_sha256: str | None = None,
-) -> str:
-    """The oracle program of a workflow task, from ``build_checker``'s requirements."""
-    renamed = {
-        sd.before_name: sd.sheet
-        for sd in checker.diff_ref.sheets
-        if sd.status == "renamed" and sd.before_name
-    }
-    back = {v: k for k, v in renamed.items()}
-    required = [_spec(r, checker.input, back) for r in checker.required]
-    features = [[f.sheet, _FEATURE_KEY[f.kind], f.label, f.present] for f in checker.features]
-    lines = [
-        f'"""Checker of workflow task {task_id} ({DRAFTER_ID}).',
-        "",
-        f"Input workbook {input_sha256}; reference workbook {reference_sha256}.",
-        "REQUIRED holds what the reference has where it differs from the input",
-        "([sheet, address, type, value, formula, extras]; type, value and formula None:",
-        "the cell must be empty); every other input cell must be kept. Prints one JSON",
-        'verdict {"passed", "failures"}.',
-        '"""',
-        "",
-        "from oracles.api import (",
-        "    check_cell,",
-        "    emit_verdict,",
-        "    kept_cell_failures,",
-        "    sheet_features,",
-        "    workbook_blob,",
-        "    workbook_under_test,",
-        ")",
-        "",
-        f"INPUT = {(input_xlsx_sha256 or input_sha256)!r}",
-        f"REFERENCE = {reference_sha256!r}",
-        f"ABS_TOL = {checker.abs_tol!r}",
-        f"REL_TOL = {checker.rel_tol!r}",
-        "REQUIRED = [",
-        *[f"    {spec!r}," for spec in required],
-        "]",
-        f"REMOVED_SHEETS = {sorted(checker.removed_sheets)!r}",
-        f"RENAMED = {renamed!r}",
-        "FEATURES = [",
-        *[f"    {f!r}," for f in features],
-        "]",
-    ]
-    return "\n".join(lines) + "\n" + _CHECKER_BODY
 
 
 # --------------------------------------------------------------------------- drafting
@@ -509,18 +419,29 @@ def draft_workflows(
     messages: pl.DataFrame | None = None,
     threads: pl.DataFrame | None = None,
     converted: Mapping[str, str] | None = None,
-    summaries: Mapping[str, str] | None = None,
+    version_steps: pl.DataFrame | None = None,
+    trivial: Callable[[WorkbookDiff], str | None] = trivial_reason,
 ) -> pl.DataFrame:
     """One draft per candidate (``WORKFLOW_DRAFTS_SCHEMA``).
 
     ``load_workbook(workbook_id)`` reads a workbook (see :func:`blob_workbook_loader`);
     ``messages``/``threads`` give the people of a thread candidate (names -> roles);
     ``converted`` maps an .xls workbook_id to its converted .xlsx blob (what the checker
-    reads); ``summaries`` maps a step id ("chain_id:step") to the step's summary.
+    reads); ``version_steps`` (VERSION_STEPS_SCHEMA) gives each step's summary and, for a
+    one-step candidate, its trivial reason; ``trivial`` decides the others from the diff
+    of the whole candidate (``pipeline.detect.steps.trivial_reason`` fits as well).
     Never raises on one candidate: an unreadable workbook becomes a problem.
     """
     converted = dict(converted or {})
-    summaries = dict(summaries or {})
+    summaries: dict[str, str] = {}
+    step_trivial: dict[str, str] = {}
+    if version_steps is not None and version_steps.height:
+        for chain_id, step, summary, reason in version_steps.select(
+            "chain_id", "step", "summary", "trivial_reason"
+        ).iter_rows():
+            summaries[f"{chain_id}:{step}"] = summary or ""
+            if reason:
+                step_trivial[f"{chain_id}:{step}"] = reason
     rows = []
     for cand in candidates.iter_rows(named=True):
         before, after = cand["before_id"], cand["after_id"]
@@ -554,7 +475,9 @@ def draft_workflows(
             row["problems"] = [f"unreadable_workbook: {type(err).__name__}: {err}"[:300]]
             continue
         diff = diff_workbooks(input_wb, reference_wb)
-        row["trivial_reason"] = trivial_reason(diff)
+        steps_of = row["step_ids"]
+        known = step_trivial.get(steps_of[0]) if len(steps_of) == 1 else None
+        row["trivial_reason"] = known or trivial(diff)
         checker = build_checker(
             input_wb, reference_wb, diff_ref=diff, abs_tol=ABS_TOL, rel_tol=REL_TOL
         )
@@ -566,8 +489,10 @@ def draft_workflows(
                 f"undecidable: {checker.undecidable or 'nothing the checker can compare'}"
             )
         lines, unlisted = describe_diff(diff, reference_wb)
-        if unlisted > MAX_UNLISTED:
+        if unlisted:
             problems.append(f"underspecified: {unlisted} values the instruction cannot list")
+        if len(lines) > MAX_LINES:
+            problems.append(f"underspecified: {len(lines)} edits, more than {MAX_LINES} to list")
         source = checker_source(task_id, checker, before, after, row["input_xlsx_sha256"])
         if len(source) > MAX_SOURCE_CHARS:
             problems.append(f"checker_too_large: {len(source)} characters > {MAX_SOURCE_CHARS}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import polars as pl
@@ -71,8 +71,9 @@ def _verdict(result: OracleResult | None) -> tuple[bool | None, list, str]:
 
 def checker_runs(
     drafts: Iterable[dict],
-    blobs: BlobStore,
+    blobs: BlobStore | None = None,
     *,
+    path_of: Callable[[str], str | None] | None = None,
     warehouse: Path | None = None,
     workers: int | None = 1,
     timeout_s: float = 30,
@@ -80,17 +81,27 @@ def checker_runs(
     progress: bool = False,
 ) -> dict[str, OracleResult]:
     """Run every draft's checker on its reference ("<task_id>#reference") and on its
-    input ("<task_id>#input") in the sandbox; drafts without checker or blobs are
-    skipped (the validator names why)."""
+    input ("<task_id>#input") in the sandbox; drafts without checker or files are
+    skipped (the validator names why). Files come from the blob store, or from
+    ``path_of(sha256)`` (a release folder: how ``ledgerforge audit`` reruns them; a
+    tampered file there fails the checker or its sha256 check)."""
+    if path_of is None:
+        if blobs is None:
+            raise ValueError("checker_runs needs a blob store or a path_of function")
+        store = blobs
+
+        def path_of(sha: str) -> str | None:
+            return store.local_path(sha) if store.exists(sha) else None
+
     sources: dict[str, str] = {}
     files: dict[str, dict[str, str]] = {}
     for d in drafts:
         if not d.get("checker") or not d.get("reference_xlsx_sha256"):
             continue
         ins, ref = d["input_xlsx_sha256"], d["reference_xlsx_sha256"]
-        if not (blobs.exists(ins) and blobs.exists(ref)):
+        in_path, ref_path = path_of(ins), path_of(ref)
+        if not (in_path and ref_path):
             continue
-        in_path, ref_path = blobs.local_path(ins), blobs.local_path(ref)
         for side, path in (("reference", ref_path), ("input", in_path)):
             run_id = f"{d['task_id']}#{side}"
             sources[run_id] = d["checker"]

@@ -54,6 +54,14 @@ def test_goal_sentences_pick_requests_about_the_spreadsheet():
         "Fix the formulas in the summary tab before noon.",
     ]
     assert goal_sentences("") == [] and goal_sentences(None) == []
+    courtesy = (
+        "Please find attached the credit worksheet for the desk. Total $21.7. "
+        "If you need the file, please let me know."
+    )
+    assert goal_sentences(courtesy) == []
+    assert goal_sentences("I included 2 deals twice in the report, so please replace it.") == [
+        "I included 2 deals twice in the report, so please replace it."
+    ]
 
 
 def test_chain_candidates_single_and_multi_step(corpus):
@@ -199,6 +207,7 @@ def test_drafts_instruction_and_checker(corpus):
     inserted = drafts.filter(pl.col("step_ids") == ["ins:1"]).row(0, named=True)
     assert "Insert 1 new row at 4:4 in 'Sales'" in inserted["instruction"]
     assert "Fill in 'Central', 70, 72, 74 in 'Sales'!A4:D4" in inserted["instruction"]
+    assert "Cell addresses are those of the finished workbook." in inserted["instruction"]
     composite = drafts.filter(pl.col("steps") == 3).row(0, named=True)
     assert "3 rounds of edits" in composite["instruction"]
     assert "Add a new sheet named 'Summary'" in composite["instruction"]
@@ -230,3 +239,20 @@ def test_candidate_without_reference_is_a_problem(corpus):
     assert drafts["problems"].to_list() == [
         ["no_reference: no later version of the input is known"]
     ]
+
+
+def test_cell_tolerance_is_tighter_than_the_change():
+    from pipeline.draft.workflow_checker import cell_tolerance
+    from pipeline.ingest.workbooks import Cell
+
+    def num(value):
+        return Cell("S", 1, 1, value, "F" if isinstance(value, float) else "I", None)
+
+    # a rate: half a unit of its last decimal, and the input 0.028 stays outside
+    assert cell_tolerance(num(0.0322), num(0.028), 0.005) == pytest.approx(0.00005)
+    assert cell_tolerance(num(0.0322), num(0.0321), 0.005) == pytest.approx(0.00005)
+    assert cell_tolerance(num(0.03221), num(0.0322), 0.005) == pytest.approx(0.000005)
+    # money: the task's half a cent, unless the input is closer than that
+    assert cell_tolerance(num(2793120), num(3036000), 0.005) == 0.005
+    assert cell_tolerance(num(100.004), num(100.001), 0.005) == pytest.approx(0.0005)
+    assert cell_tolerance(num(7), num(7.004), 0.005) == pytest.approx(0.002)
