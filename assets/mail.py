@@ -12,7 +12,12 @@ import dagster as dg
 import polars as pl
 
 from assets.resources import LedgerForge, markdown_rows
-from pipeline.detect.steps import VERSION_DIFFS_SCHEMA, VERSION_STEPS_SCHEMA, build_version_diffs
+from pipeline.detect.steps import (
+    VERSION_DIFFS_SCHEMA,
+    VERSION_STEPS_SCHEMA,
+    build_version_diffs,
+    trivial_reason,
+)
 from pipeline.detect.threads import THREADS_SCHEMA, build_threads
 from pipeline.detect.versions import VERSION_CHAINS_SCHEMA, build_version_chains
 from pipeline.draft.schemas import WORKFLOW_CANDIDATES_SCHEMA, WORKFLOW_DRAFTS_SCHEMA
@@ -26,11 +31,17 @@ from pipeline.ingest.workbook_sources import (
     sources_from_attachments,
     sources_from_folder,
 )
-from pipeline.ingest.workbooks import CELLS_SCHEMA, SHEETS_SCHEMA, WORKBOOKS_SCHEMA, read_workbook
+from pipeline.ingest.workbooks import CELLS_SCHEMA, SHEETS_SCHEMA, WORKBOOKS_SCHEMA
 from pipeline.synth.mailbox import default_mail_corpus
 from pipeline.validate.workflows import WORKFLOW_TASKS_SCHEMA, validate_workflow_drafts
 
 GROUP = "mail"
+
+
+def _converted(workbooks: pl.DataFrame) -> dict[str, str]:
+    """workbook_id -> the .xlsx blob LibreOffice made of it (for .xls workbooks)."""
+    pairs = workbooks.select("workbook_id", "converted_sha256").iter_rows()
+    return {w: c for w, c in pairs if c is not None}
 
 
 def _mail_sources(lf: LedgerForge) -> list[tuple[str, Path]]:
@@ -204,16 +215,7 @@ def version_chains(lf: LedgerForge) -> dg.MaterializeResult:
 )
 def version_diffs(lf: LedgerForge):
     wh = lf.warehouse
-    workbooks = wh.read("workbooks", WORKBOOKS_SCHEMA)
-    blobs = lf.blobs
-    stored = {
-        row["workbook_id"]: row["converted_sha256"] or row["workbook_id"]
-        for row in workbooks.select("workbook_id", "converted_sha256").iter_rows(named=True)
-    }
-
-    def read(workbook_id: str):
-        return read_workbook(Path(blobs.local_path(stored[workbook_id])))
-
+    read = blob_workbook_loader(lf.blobs, _converted(wh.read("workbooks", WORKBOOKS_SCHEMA)))
     diffs, steps = build_version_diffs(wh.read("version_chains", VERSION_CHAINS_SCHEMA), read)
     wh.replace("version_diffs", diffs, VERSION_DIFFS_SCHEMA)
     wh.replace("version_steps", steps, VERSION_STEPS_SCHEMA)
@@ -259,24 +261,15 @@ def workflow_candidates(lf: LedgerForge) -> dg.MaterializeResult:
 )
 def workflow_drafts(lf: LedgerForge) -> dg.MaterializeResult:
     wh = lf.warehouse
-    workbooks = wh.read("workbooks", WORKBOOKS_SCHEMA)
-    converted = {
-        w: c
-        for w, c in workbooks.select("workbook_id", "converted_sha256").iter_rows()
-        if c is not None
-    }
-    steps = wh.read("version_steps", VERSION_STEPS_SCHEMA)
-    summaries = {
-        f"{chain}:{step}": summary
-        for chain, step, summary in steps.select("chain_id", "step", "summary").iter_rows()
-    }
+    converted = _converted(wh.read("workbooks", WORKBOOKS_SCHEMA))
     frame = draft_workflows(
         wh.read("workflow_candidates", WORKFLOW_CANDIDATES_SCHEMA),
         blob_workbook_loader(lf.blobs, converted),
         messages=wh.read("messages", MESSAGES_SCHEMA),
         threads=wh.read("threads", THREADS_SCHEMA),
         converted=converted,
-        summaries=summaries,
+        version_steps=wh.read("version_steps", VERSION_STEPS_SCHEMA),
+        trivial=trivial_reason,
     )
     wh.replace("workflow_drafts", frame, WORKFLOW_DRAFTS_SCHEMA)
     return dg.MaterializeResult(

@@ -177,9 +177,12 @@ def evaluate(
         _evaluate_gold(Warehouse(paths), gold, mismatches)
         return
     mail_truth = paths.corpus / "mail" / "truth.json"
-    if truth is None and mail_truth.is_file():
+    mail_scored = truth is None and mail_truth.is_file()
+    if mail_scored:
         _evaluate_mail(Warehouse(paths), mail_truth)
     truth = truth or paths.corpus / "scans" / "truth"
+    if mail_scored and not (truth / "truth_cells.parquet").exists():
+        return  # a build of the mail half only
     if not (truth / "truth_cells.parquet").exists():
         _fail(f"no ground truth at {truth}: evaluate needs a corpus made by `ledgerforge synth`")
     wh = Warehouse(paths)

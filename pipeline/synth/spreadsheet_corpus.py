@@ -24,7 +24,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.ingest.workbooks import WorkbookError, run_soffice
+from pipeline.ingest.workbooks import WorkbookError
+from pipeline.ingest.xls_conversion import run_soffice
 from pipeline.synth.workbook_families import Family, build_family
 from pipeline.synth.workbook_model import xlsx_bytes
 from pipeline.synth.workbook_templates import DESKS
