@@ -261,7 +261,8 @@ def _detected(text: str) -> list[PersonalDatum]:
 def _name_pattern(people: People) -> re.Pattern | None:
     if not people.roles:
         return None
-    full = [re.escape(n).replace(r"\ ", r"\s+") for n in people.full_names]
+    # "John Arnold" also matches "John D. Arnold" (a middle initial)
+    full = [re.escape(n).replace(r"\ ", r"\s+(?:[A-Z]\.?\s+)?") for n in people.full_names]
     single = [re.escape(n) for n in people.single_names]
     parts = []
     if full:
@@ -272,7 +273,8 @@ def _name_pattern(people: People) -> re.Pattern | None:
 
 
 def _role_of(people: People, matched: str) -> str:
-    key = re.sub(r"\s+", " ", matched)
+    key = re.sub(r"\s+[A-Z]\.?\s+", " ", matched)
+    key = re.sub(r"\s+", " ", key)
     if key in people.roles:
         return people.roles[key]
     lowered = {k.lower(): v for k, v in people.roles.items()}

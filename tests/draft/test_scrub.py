@@ -128,5 +128,5 @@ def test_signature_names_become_roles():
         [{"message_key": "m1", "from_addr": "legal@enron.com", "body": body, "new_text": new_text}],
         askers=["m1"],
     )
-    out = scrub_text("Sara Shackleton wants it; ask Shackleton.", people)
-    assert out == "Your manager wants it; ask your manager."
+    out = scrub_text("Sara Shackleton wants it; ask Shackleton or Sara S. Shackleton.", people)
+    assert out == "Your manager wants it; ask your manager or your manager."
