@@ -9,7 +9,8 @@ they carry of the mail must not identify anyone. Two passes:
    digits, or digits after "account", "acct", "a/c"). Each becomes a neutral
    placeholder ("[e-mail address]", "[phone number]", ...).
 2. People's names -> roles. The names come from the thread's own headers (``from_name``,
-   the local parts of the addresses) and what the caller knows; each person gets a role
+   the local parts of the addresses), the name each message is signed with, and what
+   the caller knows; each person gets a role
    ("your manager" for whoever asked, "the analyst" for whoever was asked, "a
    colleague" otherwise). A full name matches in any case, a lone first or last name
    only capitalised (so "bill" the verb survives where "Bill" the trader does not).
@@ -39,6 +40,7 @@ __all__ = [
     "people_from_headers",
     "personal_data",
     "scrub_text",
+    "signature_name",
 ]
 
 ROLE_ASKER = "your manager"
@@ -58,7 +60,9 @@ PLACEHOLDERS = {
 # Words that look like names in headers but are not people (mailbox and list names).
 _NOT_NAMES = frozenset(
     "the and of for from to team group desk list admin administrator enron corp inc llc "
-    "mail mailer postmaster info news announcements all everyone support help".split()
+    "mail mailer postmaster info news announcements all everyone support help north south "
+    "east west america american americas europe energy services company corporation trading "
+    "power gas capital resources risk management legal credit finance operations".split()
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+")
 
@@ -170,6 +174,30 @@ def name_variants(name: str | None) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_SIGNATURE_NAME = re.compile(
+    r"^(?:--\s*)?([A-Z][a-z]+(?:\s+[A-Z]\.?)?(?:\s+[A-Z][a-zA-Z'\-]+){1,2})\s*$"
+)
+
+
+def signature_name(body: str | None, new_text: str | None) -> str | None:
+    """The name a message is signed with: the first line that reads as a full name
+    ("Jeff Dasovich", "Sara S. Shackleton") in the text after the new text (the
+    signature block the mail stage separated), or in the last lines of the body."""
+    if not body:
+        return None
+    rest = body
+    if new_text and new_text.strip() and new_text.strip() in body:
+        rest = body.split(new_text.strip(), 1)[1]
+    lines = [line.strip() for line in rest.splitlines() if line.strip()][:6]
+    for line in lines:
+        if line.startswith(">") or "original message" in line.lower():
+            break
+        found = _SIGNATURE_NAME.match(line)
+        if found:
+            return found.group(1)
+    return None
+
+
 def people_from_headers(
     messages: Iterable[Mapping], askers: Iterable[str] = (), extra: Mapping[str, str] | None = None
 ) -> People:
@@ -183,6 +211,7 @@ def people_from_headers(
         if m.get("message_key") in askers:
             people.add(m.get("from_name"), ROLE_ASKER)
             people.add(m.get("from_addr"), ROLE_ASKER)
+            people.add(signature_name(m.get("body"), m.get("new_text")), ROLE_ASKER)
     for m in rows:
         if m.get("message_key") in askers:
             for addr in list(m.get("to_addrs") or []):
@@ -190,6 +219,7 @@ def people_from_headers(
     for m in rows:
         people.add(m.get("from_name"), ROLE_OTHER)
         people.add(m.get("from_addr"), ROLE_OTHER)
+        people.add(signature_name(m.get("body"), m.get("new_text")), ROLE_OTHER)
         for addr in list(m.get("to_addrs") or []) + list(m.get("cc_addrs") or []):
             people.add(addr, ROLE_OTHER)
     for name, role in (extra or {}).items():
@@ -231,7 +261,8 @@ def _detected(text: str) -> list[PersonalDatum]:
 def _name_pattern(people: People) -> re.Pattern | None:
     if not people.roles:
         return None
-    full = [re.escape(n).replace(r"\ ", r"\s+") for n in people.full_names]
+    # "John Arnold" also matches "John D. Arnold" (a middle initial)
+    full = [re.escape(n).replace(r"\ ", r"\s+(?:[A-Z]\.?\s+)?") for n in people.full_names]
     single = [re.escape(n) for n in people.single_names]
     parts = []
     if full:
@@ -242,7 +273,8 @@ def _name_pattern(people: People) -> re.Pattern | None:
 
 
 def _role_of(people: People, matched: str) -> str:
-    key = re.sub(r"\s+", " ", matched)
+    key = re.sub(r"\s+[A-Z]\.?\s+", " ", matched)
+    key = re.sub(r"\s+", " ", key)
     if key in people.roles:
         return people.roles[key]
     lowered = {k.lower(): v for k, v in people.roles.items()}

@@ -12,6 +12,7 @@ from pipeline.draft.scrub import (
     people_from_headers,
     personal_data,
     scrub_text,
+    signature_name,
 )
 
 HEADERS = [
@@ -112,3 +113,20 @@ def test_lower_case_words_that_are_names_survive():
     assert scrub_text("Please bill the desk; Bill knows.", people) == (
         "Please bill the desk; your manager knows."
     )
+
+
+def test_signature_names_become_roles():
+    body = (
+        "Can you add the Q3 totals to the curve file?\n\n"
+        "Thanks,\nSara S. Shackleton\nEnron North America Corp.\n713-853-5620\n"
+        "-----Original Message-----\nFrom: Tana Jones"
+    )
+    new_text = "Can you add the Q3 totals to the curve file?"
+    assert signature_name(body, new_text) == "Sara S. Shackleton"
+    assert signature_name("no signature here", "no signature here") is None
+    people = people_from_headers(
+        [{"message_key": "m1", "from_addr": "legal@enron.com", "body": body, "new_text": new_text}],
+        askers=["m1"],
+    )
+    out = scrub_text("Sara Shackleton wants it; ask Shackleton or Sara S. Shackleton.", people)
+    assert out == "Your manager wants it; ask your manager or your manager."
