@@ -123,7 +123,9 @@ def threads(lf: LedgerForge) -> dg.MaterializeResult:
             "threads": len(sizes),
             "threads_with_replies": int((sizes["len"] > 1).sum()),
             "linked_by": dg.MetadataValue.md(
-                markdown_rows(frame.group_by("linked_by").len().sort("linked_by"), ["linked_by", "len"])
+                markdown_rows(
+                    frame.group_by("linked_by").len().sort("linked_by"), ["linked_by", "len"]
+                )
             ),
         }
     )
@@ -248,7 +250,9 @@ def workflow_candidates(lf: LedgerForge) -> dg.MaterializeResult:
             "candidates": len(frame),
             "multi_step": int((frame["steps"] >= 2).sum() or 0),
             "by_grounding": dg.MetadataValue.md(
-                markdown_rows(frame.group_by("grounding").len().sort("grounding"), ["grounding", "len"])
+                markdown_rows(
+                    frame.group_by("grounding").len().sort("grounding"), ["grounding", "len"]
+                )
             ),
         }
     )

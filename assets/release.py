@@ -22,11 +22,7 @@ def release(lf: LedgerForge) -> dg.MaterializeResult:
     tasks = wh.read("tasks", TASKS_SCHEMA)
     workflows = wh.read("workflow_tasks", WORKFLOW_TASKS_SCHEMA)
     latest = latest_release(releases_dir)
-    if (
-        not lf.release_version
-        and latest is not None
-        and unchanged_since(latest, tasks, workflows)
-    ):
+    if not lf.release_version and latest is not None and unchanged_since(latest, tasks, workflows):
         target, created = latest, False
     else:
         version = lf.release_version or next_version(releases_dir)

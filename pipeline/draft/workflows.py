@@ -40,6 +40,7 @@ from pipeline.detect.diffs import (
     diff_workbooks,
     formula_signature,
 )
+from pipeline.detect.steps import trivial_reason
 from pipeline.draft.schemas import WORKFLOW_DRAFTS_SCHEMA
 from pipeline.draft.scrub import ROLE_ASKER, People, people_from_headers, personal_data, scrub_text
 from pipeline.draft.workflow_checker import checker_source
@@ -61,91 +62,6 @@ DRAFTER_ID = "workflow-template-v1"
 MAX_LISTED_VALUES = 40  # constants listed per run of cells in an instruction line
 MAX_LINES = 30  # instruction lines describing edits; more and the task is underspecified
 MAX_SINGLE_CHANGES = 5  # value changes said one by one ("change 95 to 97"); more are grouped
-
-_DATE_TEXT = re.compile(
-    r"\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+)?\b|"
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{2,4}\b|"
-    r"\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+\d{2,4}\b",
-    re.IGNORECASE,
-)
-_NOW = re.compile(r"^=\s*(?:TODAY|NOW)\s*\(\s*\)\s*$", re.IGNORECASE)
-_CONTENT_KINDS = {
-    "value_changed",
-    "formula_changed",
-    "formula_to_value",
-    "value_to_formula",
-    "cell_added",
-    "cell_removed",
-}
-
-
-# --------------------------------------------------------------------------- trivial steps
-
-
-def _date_like(cell: Cell | None) -> bool:
-    if cell is None:
-        return True
-    if cell.type == "D" or (cell.formula and _NOW.match(cell.formula)):
-        return True
-    return cell.type == "T" and bool(_DATE_TEXT.search(str(cell.value)))
-
-
-def _undated(cell: Cell | None) -> str:
-    return _DATE_TEXT.sub("<date>", str(cell.value)) if cell is not None else ""
-
-
-def trivial_reason(diff: WorkbookDiff) -> str | None:
-    """``formatting_only`` (number formats, fills and font colours and nothing else;
-    conditional formats, merges and charts are deliberate work), ``date_stamp_only`` (at
-    most two cells changed, each a date or a text whose only change is a date),
-    ``formatting_and_date_stamp_only`` (both), or None for a step that is real work."""
-    if diff.is_empty:
-        return None
-    content = 0
-    stamps = 0
-    for sd in diff.sheets:
-        if sd.status in ("added", "removed", "renamed"):
-            return None
-        if any(ax.n_cells for ax in sd.axis_edits) or sd.charts_added or sd.charts_removed:
-            return None
-        if (
-            sd.conditional_formats_added
-            or sd.conditional_formats_removed
-            or sd.merges_added
-            or sd.merges_removed
-        ):
-            return None  # deliberate structure, not noise
-        for e in sd.cell_edits:
-            if e.kind not in _CONTENT_KINDS and e.kind != "recalculated":
-                continue
-            if e.kind == "recalculated":
-                continue  # a consequence of another edit (or of TODAY())
-            content += 1
-            if _date_like(e.before) and _date_like(e.after):
-                if (
-                    e.before is None
-                    or e.after is None
-                    or e.before.type == "D"
-                    or e.after.type == "D"
-                ):
-                    stamps += 1
-                elif _undated(e.before) == _undated(e.after):
-                    stamps += 1
-                elif e.after.formula and _NOW.match(e.after.formula):
-                    stamps += 1
-    if content == 0:
-        return "formatting_only"
-    if stamps == content and content <= 2:
-        formatted = any(
-            e.kind in ("format_changed", "style_changed")
-            for sd in diff.sheets
-            for e in sd.cell_edits
-        )
-        return "formatting_and_date_stamp_only" if formatted else "date_stamp_only"
-    return None
-
-
-# --------------------------------------------------------------------------- instruction
 
 
 def _quote(text: object) -> str:

@@ -64,15 +64,11 @@ def audit_workflows(release_dir: Path, scan, report, run, read_regular, key_chan
         needed = (row["checker"], row["input_file"], ref["reference_file"])
         absent = [rel for rel in needed if rel not in scan.files]
         if absent:
-            report.key_changes.append(
-                key_change(task_id, "file missing", detail=", ".join(absent))
-            )
+            report.key_changes.append(key_change(task_id, "file missing", detail=", ".join(absent)))
             continue
         data = read_regular(release_dir / row["checker"])
         if hashlib.sha256(data).hexdigest() != ref["checker_sha256"]:
-            report.key_changes.append(
-                key_change(task_id, "checker altered", detail=row["checker"])
-            )
+            report.key_changes.append(key_change(task_id, "checker altered", detail=row["checker"]))
         source = data.decode("utf-8", "replace")
         inputs = {row["input_sha256"]: str(release_dir / row["input_file"])}
         for side, rel in (("reference", ref["reference_file"]), ("input", row["input_file"])):

@@ -101,9 +101,15 @@ def write_workflows(
             }
         )
     frames = (
-        check_schema(pl.DataFrame(public, schema=WORKFLOW_PUBLIC_SCHEMA), WORKFLOW_PUBLIC_SCHEMA, WORKFLOWS_PUBLIC),
         check_schema(
-            pl.DataFrame(private, schema=WORKFLOW_PRIVATE_SCHEMA), WORKFLOW_PRIVATE_SCHEMA, WORKFLOWS_PRIVATE
+            pl.DataFrame(public, schema=WORKFLOW_PUBLIC_SCHEMA),
+            WORKFLOW_PUBLIC_SCHEMA,
+            WORKFLOWS_PUBLIC,
+        ),
+        check_schema(
+            pl.DataFrame(private, schema=WORKFLOW_PRIVATE_SCHEMA),
+            WORKFLOW_PRIVATE_SCHEMA,
+            WORKFLOWS_PRIVATE,
         ),
     )
     for rel, frame in zip((WORKFLOWS_PUBLIC, WORKFLOWS_PRIVATE), frames, strict=True):

@@ -175,8 +175,8 @@ def test_trivial_reason_formatting_and_date_stamp(corpus):
     blobs, ids = corpus
     load = blob_workbook_loader(blobs)
     v0, v1, v2 = (load(w) for w in ids["fmt"])
-    assert trivial_reason(diff_workbooks(v0, v1)) == "formatting_only"
-    assert trivial_reason(diff_workbooks(v1, v2)) == "date_stamp_only"
+    assert trivial_reason(diff_workbooks(v0, v1)) == "formatting only"
+    assert trivial_reason(diff_workbooks(v1, v2)) == "date stamp only"
     s0, s1 = load(ids["sales"][0]), load(ids["sales"][1])
     assert trivial_reason(diff_workbooks(s0, s1)) is None
 

@@ -84,7 +84,7 @@ def test_input_failures_name_the_work(validated):
 
 
 @pytest.mark.parametrize(
-    "step,reason", [("fmt:1", "trivial: formatting_only"), ("fmt:2", "trivial: date_stamp_only")]
+    "step,reason", [("fmt:1", "trivial: formatting only"), ("fmt:2", "trivial: date stamp only")]
 )
 def test_trivial_steps_rejected_with_reason(validated, step, reason):
     task = _task(validated["tasks"], [step])
