@@ -233,25 +233,25 @@ def content_tokens(cells: pl.DataFrame) -> dict[str, list[bytes]]:
     ).filter(pl.col("token").is_not_null() & (pl.col("token") != ""))
     typed = values.filter("typed")
     untyped_books = values.join(typed.select("workbook_id").unique(), on="workbook_id", how="anti")
-    base = pl.concat([typed, untyped_books])
-    weighted = pl.concat(
-        [base.filter(~pl.col("number"))]
-        + [
-            base.filter("number").with_columns(token=pl.lit(f"#{k}:") + pl.col("token"))
-            for k in range(NUMBER_WEIGHT)
-        ]
-    )
-    tokens = weighted.select("workbook_id", "token").unique()
+    tokens = pl.concat([typed, untyped_books]).unique(["workbook_id", "token"])
     n_books = tokens["workbook_id"].n_unique()
     max_df = max(COMMON_MIN_DF, int(COMMON_SHARE * n_books))
-    tokens = tokens.with_columns(df=pl.len().over("token"))
+    df = tokens.group_by("token").len("df")
+    tokens = tokens.join(df, on="token")
     kept = tokens.filter(pl.col("df") <= max_df)
     only_common = tokens.join(kept.select("workbook_id").unique(), on="workbook_id", how="anti")
-    grouped = pl.concat([kept, only_common]).group_by("workbook_id").agg(pl.col("token").sort())
-    return {
-        wid: [t.encode() for t in toks]
-        for wid, toks in zip(grouped["workbook_id"], grouped["token"], strict=True)
-    }
+    grouped = pl.concat([kept, only_common]).group_by("workbook_id").agg("token", "number")
+    out: dict[str, list[bytes]] = {}
+    prefixes = [f"#{k}:" for k in range(NUMBER_WEIGHT)]
+    for wid, toks, numbers in grouped.iter_rows():
+        signature = []
+        for t, number in zip(toks, numbers, strict=True):
+            if number:
+                signature += [(p + t).encode() for p in prefixes]
+            else:
+                signature.append(t.encode())
+        out[wid] = signature
+    return out
 
 
 def _nodes(
