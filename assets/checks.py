@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dagster as dg
@@ -91,3 +92,60 @@ def release_audits_clean(lf: LedgerForge) -> dg.AssetCheckResult:
             "report": dg.MetadataValue.md(f"```\n{report.render()}\n```"),
         },
     )
+
+
+def _stage_accounting(lf: LedgerForge, stage: str) -> dg.AssetCheckResult:
+    """discovered = ingested + quarantined for one stage, from its ``intake`` rows."""
+    wh = lf.warehouse
+    intake = wh.read("intake").filter(pl.col("stage") == stage)
+    ingested = set(intake.filter(pl.col("status") == "ingested")["path"].to_list())
+    quarantined = set(intake.filter(pl.col("status") == "quarantined")["path"].to_list())
+    recorded = set(wh.read("quarantine").filter(pl.col("stage") == stage)["path"].to_list())
+    both = sorted(ingested & quarantined)
+    unrecorded = sorted(quarantined - recorded)
+    return dg.AssetCheckResult(
+        passed=not both and not unrecorded and intake.height == len(ingested) + len(quarantined),
+        metadata={
+            "discovered": intake.height,
+            "ingested": len(ingested),
+            "quarantined": len(quarantined),
+            "both": ", ".join(both[:20]) or "none",
+            "quarantined_without_reason": ", ".join(unrecorded[:20]) or "none",
+        },
+    )
+
+
+@dg.asset_check(
+    asset="messages",
+    description="Every file under the mailboxes is ingested or quarantined with a reason.",
+)
+def every_mail_file_accounted_for(lf: LedgerForge) -> dg.AssetCheckResult:
+    result = _stage_accounting(lf, "mail")
+    intake = lf.warehouse.read("intake").filter(pl.col("stage") == "mail")
+    listed = {p.split("#", 1)[0] for p in intake["path"].to_list()}
+    roots = [Path(p) for _, p in lf.mail_source_pairs()] or (
+        [] if lf.own_corpora else [lf.paths.corpus / "mail" / "maildir"]
+    )
+    on_disk = {
+        storable_path(Path(d, name))
+        for root in roots
+        for d, _dirs, names in os.walk(root)
+        for name in names
+    }
+    missing = sorted(on_disk - listed)
+    return dg.AssetCheckResult(
+        passed=result.passed and not missing,
+        metadata={
+            **result.metadata,
+            "files_on_disk": len(on_disk),
+            "never_recorded": ", ".join(missing[:20]) or "none",
+        },
+    )
+
+
+@dg.asset_check(
+    asset="workbooks",
+    description="Every spreadsheet attachment and corpus file is read or quarantined.",
+)
+def every_workbook_accounted_for(lf: LedgerForge) -> dg.AssetCheckResult:
+    return _stage_accounting(lf, "workbooks")

@@ -28,18 +28,26 @@ def shared_data():
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
     """The whole asset graph materialized by Dagster on a small generated corpus (seed 11,
-    2 volumes of 5 tables), built once per session: ``(root, corpus, lf, result)``; the
+    2 volumes of 5 tables, and the generated mailbox and spreadsheet corpus of seed 11 under
+    ``<root>/mail``), built once per session: ``(root, corpus, lf, result)``; the
     release is ``<lf.data_root>/releases/v1``. Tests read it; only the rebuild test of
     tests/assets/test_build.py writes to it again, and leaves it unchanged."""
     import dagster as dg
 
     from assets.definitions import all_assets, all_checks
     from assets.resources import LedgerForge
+    from pipeline.synth.mailbox import generate_mail_corpus
     from pipeline.synth.scans import generate_scans
 
     root = tmp_path_factory.mktemp("build")
     corpus = generate_scans(root / "scans", seed=11, volumes=2, tables_per_volume=5, progress=False)
-    lf = LedgerForge(data_root=str(root / "data"), scan_sources=f"synth={corpus.root}")
+    mail = generate_mail_corpus(root / "mail", seed=11)
+    lf = LedgerForge(
+        data_root=str(root / "data"),
+        scan_sources=f"synth={corpus.root}",
+        mail_sources=f"synth-mail={mail.maildir}",
+        spreadsheet_sources=f"synth-spreadsheets={mail.spreadsheets}",
+    )
     result = dg.materialize([*all_assets, *all_checks], resources={"lf": lf})
     return root, corpus, lf, result
 

@@ -20,7 +20,7 @@ def test_every_asset_and_check_succeeds(built):
     _, _, _, result = built
     assert result.success
     checks = result.get_asset_check_evaluations()
-    assert len(checks) == 4
+    assert len(checks) == 6
     assert all(c.passed for c in checks), [
         (c.check_name, c.metadata) for c in checks if not c.passed
     ]
