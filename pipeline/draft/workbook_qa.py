@@ -81,11 +81,18 @@ def _span(labels: list[str]) -> str:
 
 
 def question_for(anchor: dict, file_name: str, places: int) -> str:
+    """The question a colleague would ask, naming the cells exactly: "What is the total of
+    'Amount' for 'item 1' through 'item 4' (cells B2:B5 of sheet 'Budget' in workbook
+    'budget.xlsx')?" (a total row) or "What is the total of 'Q1' through 'Q4' for 'Rent'
+    (cells ...)?" (a total column)."""
     where = f"cells {anchor['range']} of sheet '{anchor['sheet']}' in workbook '{file_name}'"
     span = _span(list(anchor["member_labels"]))
-    what = f"the total of '{anchor['header']}'" if anchor["header"] else "the sum"
-    if span:
-        what += f" for {span}"
+    header = f"'{anchor['header']}'" if anchor["header"] else ""
+    if anchor["axis"] == "column":
+        parts = [f"of {header}" if header else "", f"for {span}" if span else ""]
+    else:
+        parts = [f"of {span}" if span else "", f"for {header}" if header else ""]
+    what = " ".join(["the total", *[p for p in parts if p]]) if any(parts) else "the sum"
     unit = "a whole number" if places == 0 else f"{places} decimal place(s)"
     return f"What is {what} ({where})? Give the answer to {unit}."
 

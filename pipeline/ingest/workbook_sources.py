@@ -66,7 +66,7 @@ WORKBOOK_SOURCES_SCHEMA = {
 
 REASONS = ("encrypted", "corrupt", "zip_bomb", "oversized", "unreadable_workbook")
 SOURCE_KINDS = ("attachment", "corpus")
-PARALLEL_FROM = 8  # workbooks to read before a process pool pays for its start
+PARALLEL_FROM = 16  # workbooks to read before a process pool pays for its start
 
 
 @dataclass(frozen=True)
@@ -250,11 +250,13 @@ def _read_one(args: tuple[str, str, int]) -> dict:
 
 def _read_all(books: list[_Workbook], limits: WorkbookLimits, workers: int | None) -> None:
     tasks = [(str(b.read_path), b.sha, limits.max_cells) for b in books]
-    n = workers if workers is not None else min(os.cpu_count() or 1, 4)
+    cpus = os.cpu_count() or 1
+    # a spawned worker costs its imports (~1 s): worth it with cores to spare
+    n = workers if workers is not None else (min(cpus, 4) if cpus > 2 else 1)
     if n > 1 and len(tasks) >= PARALLEL_FROM:
-        # forked (no re-import of the caller's main module); the children build plain
-        # lists only, never polars frames, whose thread pool does not survive a fork
-        ctx = multiprocessing.get_context("fork")
+        # spawned, as every pool of the pipeline: a fork of a process with threads
+        # (Dagster's, polars') can deadlock the child on a lock held at the fork
+        ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
             results = list(pool.map(_read_one, tasks, chunksize=max(1, len(tasks) // (4 * n))))
     else:
@@ -290,7 +292,8 @@ def ingest_workbook_sources(
     ``sheets``, ``cells``, ``sources`` (``WORKBOOK_SOURCES_SCHEMA``, one row per ingested
     source) and the ``Intake`` (every source ingested or quarantined). Corpus files are
     stored in the blob store (attachments already are), so are converted .xlsx files.
-    ``workers`` sizes the reading pool (default: up to 4 CPUs; 1 reads in this process).
+    ``workers`` sizes the reading pool (default: up to 4 processes where there are more
+    than 2 CPUs, else 1; 1 reads in this process).
     """
     limits = limits or WorkbookLimits()
     intake = Intake(STAGE)

@@ -162,3 +162,14 @@ def test_a_released_workbook_task_audits_clean_and_fails_on_a_tampered_cell(two_
     warehouse.replace("cells", cells, CELLS_SCHEMA)  # one member of both totals altered
     report = audit_release(release, warehouse.root)
     assert not report.ok and report.n_reproduced == 0
+
+
+def test_a_row_total_is_asked_by_its_column_headers_and_row_label(two_versions):
+    out, _, anchors, _ = two_versions
+    drafts = _drafts(out, anchors)
+    questions = set(drafts.filter(pl.col("question").str.contains("B2:C2"))["question"])
+    assert questions == {
+        f"What is the total of 'Amount' through 'Tax' for 'item 1' (cells B2:C2 of sheet "
+        f"'Budget' in workbook '{name}')? Give the answer to a whole number."
+        for name in ("budget_v1.xlsx", "budget_v2.xlsx")
+    }

@@ -129,6 +129,17 @@ def test_one_workbook_attached_to_many_mails_is_one_workbook_with_many_sources(t
     assert out.sheets.height == 2 and out.cells["workbook_id"].unique().to_list() == [sha]
 
 
+def test_a_process_pool_reads_the_same_rows(tmp_path):
+    from pipeline.ingest.workbook_sources import PARALLEL_FROM
+
+    paths = [_budget(tmp_path / f"b{n}.xlsx", edit=n) for n in range(PARALLEL_FROM)]
+    items = [WorkbookSource.corpus(p) for p in paths]
+    one = ingest_workbook_sources(items, _store(tmp_path / "one"), workers=1)
+    pool = ingest_workbook_sources(items, _store(tmp_path / "pool"), workers=2)
+    assert pool.workbooks.equals(one.workbooks) and pool.sheets.equals(one.sheets)
+    assert pool.cells.equals(one.cells) and pool.cells.height == 17 * PARALLEL_FROM
+
+
 def test_hostile_files_are_quarantined_with_their_reason(tmp_path):
     from msoffcrypto.format.ooxml import OOXMLFile
 
