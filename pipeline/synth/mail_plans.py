@@ -340,7 +340,6 @@ def pii_threads(p: Planner) -> None:
 
 
 def announcements(p: Planner) -> None:
-    rng = p.rng
     for k, subject in enumerate(ANNOUNCEMENTS * 2):
         round_ = k // len(ANNOUNCEMENTS)
         subj = (
@@ -364,7 +363,6 @@ def announcements(p: Planner) -> None:
             broadcast=True,
             with_id=k % 4 != 3,
         )
-    del rng
 
 
 def singletons(p: Planner, n: int) -> None:

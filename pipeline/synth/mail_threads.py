@@ -72,7 +72,6 @@ class Mail:
     to_list: bool = False
     broadcast: bool = False
     copies: list[tuple[str, str]] = field(default_factory=list)  # (custodian, folder)
-    inner: bool = False  # only exists inside another message
 
 
 class Planner:

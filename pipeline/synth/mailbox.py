@@ -57,7 +57,7 @@ from pipeline.synth.mail_plans import (
     singletons,
     workbook_threads,
 )
-from pipeline.synth.mail_text import CUSTODIANS, PEOPLE
+from pipeline.synth.mail_text import CUSTODIANS, PEOPLE, Person
 from pipeline.synth.mail_threads import Mail, Planner, address_of, deliver
 from pipeline.synth.spreadsheet_corpus import (
     XlsBatch,
@@ -98,7 +98,7 @@ class MailCorpus:
         return json.loads(self.truth_path.read_text(encoding="utf-8"))
 
 
-def _person_header(p) -> str:  # noqa: ANN001
+def _person_header(p: Person) -> str:
     return formataddr((p.name, address_of(p)))
 
 
@@ -187,7 +187,7 @@ def _write_maildir(root: Path, mails: list[Mail], batch: XlsBatch, seed: int) ->
     """Files for every copy of every mail, numbered per folder in date order."""
     rng = random.Random(f"{seed}:deliver")
     copies: list[tuple[Mail, tuple[str, str]]] = []
-    for m in sorted((m for m in mails if not m.inner), key=lambda m: (m.date, m.key)):
+    for m in sorted(mails, key=lambda m: (m.date, m.key)):
         m.copies = deliver(m, rng)
         copies += [(m, c) for c in m.copies]
     counters: dict[tuple[str, str], int] = {}
@@ -291,7 +291,6 @@ def generate_mail_corpus(out_dir: Path, seed: int = 7, **params: int) -> MailCor
             "has_xls": any(a.version is not None and a.version.xls_key for a in m.attachments),
         }
         for m in planner.mails
-        if not m.inner
     ]
     truth = {
         "seed": seed,

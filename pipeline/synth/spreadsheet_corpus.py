@@ -33,6 +33,7 @@ from pipeline.synth.workbook_templates import DESKS
 XLS_TIMEOUT_S = 180.0
 FLAT_MTIME = dt.datetime(2002, 1, 15, 8, 30)
 NAMING = ("v", "date", "copy", "rev")
+TRIVIAL_CYCLE = ("date_stamp", "format_only", "date_stamp", "style_only")
 FOLDERS = {"budget": "planning", "positions": "trading", "allocation": "finance", "pnl": "pnl"}
 
 
@@ -132,7 +133,7 @@ class CorpusSpec:
     desk: str
     naming: str
     n_versions: int
-    trivial: set[int]
+    trivial: dict[int, str | None]
     mtime_ordered: bool
     xls_last: bool
     decoy_group: str | None = None
@@ -143,7 +144,7 @@ def plan_corpus(seed: int, n_families: int = 26) -> list[CorpusSpec]:
     rng = random.Random(f"{seed}:corpus")
     specs: list[CorpusSpec] = []
     templates = ("pnl", "positions", "budget", "allocation")
-    k = 0
+    k = n_trivial = 0
     while len(specs) < n_families:
         template = templates[k % len(templates)]
         naming = NAMING[(k // 2) % len(NAMING)]
@@ -154,7 +155,11 @@ def plan_corpus(seed: int, n_families: int = 26) -> list[CorpusSpec]:
             if len(specs) >= n_families:
                 break
             n = rng.choice((2, 3, 3, 4, 4, 5))
-            trivial = {rng.randint(1, n - 1)} if n >= 3 and rng.random() < 0.4 else set()
+            trivial: dict[int, str | None] = {}
+            if n >= 3 and rng.random() < 0.4:
+                reason = TRIVIAL_CYCLE[n_trivial % len(TRIVIAL_CYCLE)]
+                trivial = {rng.randint(1, n - 1): reason}
+                n_trivial += 1
             specs.append(
                 CorpusSpec(
                     family=f"corpus-{len(specs):02d}",

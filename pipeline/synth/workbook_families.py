@@ -441,8 +441,9 @@ def implied_edits(before: Book, after: Book, st: _State) -> list[Edit]:
     return out
 
 
-def plan_steps(rng: random.Random, n_steps: int, trivial: set[int]) -> list[list[str]]:
-    """Operation names per step (1..n_steps); steps in ``trivial`` get one trivial op."""
+def plan_steps(rng: random.Random, n_steps: int, trivial: dict[int, str | None]) -> list[list[str]]:
+    """Operation names per step (1..n_steps); steps in ``trivial`` get one trivial op
+    (the named one, or a random one, half of them date stamps, for None)."""
     plans: list[list[str]] = []
     pool = [
         "change_input",
@@ -457,7 +458,8 @@ def plan_steps(rng: random.Random, n_steps: int, trivial: set[int]) -> list[list
     used: set[str] = set()
     for k in range(1, n_steps + 1):
         if k in trivial:
-            plans.append([rng.choice(("date_stamp", "date_stamp", "format_only", "style_only"))])
+            choice = rng.choice(("date_stamp", "date_stamp", "format_only", "style_only"))
+            plans.append([trivial[k] or choice])
             continue
         first = rng.choice([p for p in pool if p not in used or p.startswith("change")])
         ops = [first]
@@ -470,6 +472,14 @@ def plan_steps(rng: random.Random, n_steps: int, trivial: set[int]) -> list[list
     return plans
 
 
+def _trivial(trivial: dict[int, str | None] | set[int] | None) -> dict[int, str | None]:
+    if trivial is None:
+        return {}
+    if isinstance(trivial, dict):
+        return trivial
+    return dict.fromkeys(trivial)
+
+
 def build_family(
     family: str,
     template: str,
@@ -478,7 +488,7 @@ def build_family(
     n_versions: int,
     start: dt.datetime,
     *,
-    trivial: set[int] = frozenset(),  # type: ignore[assignment]
+    trivial: dict[int, str | None] | set[int] | None = None,
     days_between: int = 6,
 ) -> Family:
     """A family of ``n_versions`` workbooks; step k turns version k-1 into version k."""
@@ -487,7 +497,7 @@ def build_family(
     book.created = book.modified = start
     versions = [book]
     steps: list[Step] = []
-    for k, ops in enumerate(plan_steps(rng, n_versions - 1, set(trivial)), 1):
+    for k, ops in enumerate(plan_steps(rng, n_versions - 1, _trivial(trivial)), 1):
         before = versions[-1]
         after = before.copy()
         after.modified = start + dt.timedelta(days=days_between * k, hours=rng.randint(0, 8))

@@ -33,7 +33,7 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 Key = tuple[int, int]  # (row, col), 1-based
 _REF = re.compile(r"^(\$?)([A-Z]{1,3})(\$?)(\d+)$")
 _CACHED = re.compile(rb'<c r="([A-Z]+\d+)"( s="\d+")?><f>([^<]*)</f><v\s*/>')
-_CORE_DATE = re.compile(rb"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:)")
+CORE_DATE = re.compile(rb"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:)")
 
 
 class FormulaError(ValueError):
@@ -278,7 +278,7 @@ def _patcher(book: Book, values: dict[tuple[str, Key], object]):
             def stamp(m: re.Match) -> bytes:
                 return m.group(1) + (created if m.group(2) == b"created" else modified) + m.group(3)
 
-            return _CORE_DATE.sub(stamp, data)
+            return CORE_DATE.sub(stamp, data)
         m = re.fullmatch(r"xl/worksheets/sheet(\d+)\.xml", name)
         if m is None:
             return data
@@ -322,26 +322,3 @@ def xlsx_bytes(book: Book) -> bytes:
     raw = io.BytesIO()
     wb.save(raw)
     return _fixed_zip(raw.getvalue(), book.modified, _patcher(book, evaluate(book)))
-
-
-def rows_xlsx_bytes(
-    sheets: dict[str, list[list[object]]], when: dt.datetime, creator: str = "Calder Energy"
-) -> bytes:
-    """Fast path for plain grids (openpyxl write-only): rows of values and formulas."""
-    book = Book(created=when, modified=when, creator=creator)
-    for name, rows in sheets.items():
-        cells = book.sheet(name)
-        for r, row in enumerate(rows, 1):
-            for c, v in enumerate(row, 1):
-                if v is None:
-                    continue
-                cells[(r, c)] = Cell(formula=v) if isinstance(v, str) and v[:1] == "=" else Cell(v)
-    wb = openpyxl.Workbook(write_only=True)
-    for name, rows in sheets.items():
-        ws = wb.create_sheet(name)
-        for row in rows:
-            ws.append(row)
-    wb.properties.creator = creator
-    raw = io.BytesIO()
-    wb.save(raw)
-    return _fixed_zip(raw.getvalue(), when, _patcher(book, evaluate(book)))

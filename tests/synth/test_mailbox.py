@@ -335,8 +335,16 @@ def test_workbook_population(tmp_path):
             assert hashlib.sha256(data).hexdigest() == v["sha256"]
             assert data == (again.root / v["path"]).read_bytes()
     wb = openpyxl.load_workbook(pop.files[0], data_only=True)
-    total = list(wb.worksheets[0].iter_rows(values_only=True))[-1]
-    assert total[0] == "Total" and isinstance(total[4], float)
+    rows = list(wb.worksheets[0].iter_rows(values_only=True))
+    assert rows[-1][0] == "Total"
+    assert rows[-1][4] == pytest.approx(sum(r[2] * r[3] for r in rows[1:-1]))
+    from pipeline.ingest.workbooks import read_workbook  # the ingest path reads them too
+
+    book = read_workbook(pop.files[0])
+    cells = next(iter(book.sheets.values())).cells
+    last = max(r for r, _ in cells)
+    assert cells[(last, 5)].formula == f"=SUM(E2:E{last - 1})"
+    assert cells[(last, 5)].value == pytest.approx(rows[-1][4])
 
 
 def test_the_pipeline_diff_finds_every_seeded_edit_and_no_phantoms(corpus, truth, tmp_path):
