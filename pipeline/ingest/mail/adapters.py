@@ -279,6 +279,7 @@ def discover(
     Returns (items, rejected, companion files). Directories are walked without
     following links; hidden files count like any other (nothing is skipped silently).
     """
+    _is_custodian_root.cache_clear()  # folders may have changed since the last run
     if not root.is_dir():
         p = storable_path(root)
         return [], [Rejected(os.fspath(root), "missing_source", f"{p}: not a folder")], []

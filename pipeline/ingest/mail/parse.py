@@ -39,6 +39,7 @@ _SUBJECT_TAGS = re.compile(
 # which the stdlib would read as 2002: no date.
 _PLACEHOLDER_YEAR = re.compile(r"^\s*(?:\w+,\s*)?\d{1,2}\s+\w+\s+0\d{3}\b")
 MIN_YEAR = 1970
+_SURROGATES = re.compile("[\udc80-\udcff]")
 ROW_HEADERS = {"from", "to", "cc", "subject", "date", "message-id", "in-reply-to", "references"}
 _MSGID = re.compile(r"<([^<>\s]+)>")
 
@@ -137,7 +138,7 @@ def is_spreadsheet(file_name: str | None, content_type: str, data: bytes) -> boo
 
 def _fix_text(value: str) -> str:
     """Header text with raw 8-bit bytes (surrogate escapes) decoded as UTF-8/1252/Latin-1."""
-    if not any("\udc80" <= ch <= "\udcff" for ch in value):
+    if not _SURROGATES.search(value):
         return value
     return decode_bytes(value.encode("utf-8", "surrogateescape"), None)
 

@@ -197,3 +197,53 @@ def test_discover_claims_each_file_once(tmp_path):
     claimed = [i.file for i in items] + [r.file for r in rejected] + companions
     assert len(claimed) == len(set(claimed)) == sum(1 for p in root.rglob("*") if p.is_file())
     assert {i.adapter.name for i in items} == {"html_export", "rfc822"}
+
+
+class JsonLinesExport:
+    """A researcher's own format: one JSON object per line ({"from", "subject", "text"})."""
+
+    name = "jsonl"
+
+    def claim(self, root: Path, files):
+        from pipeline.ingest.mail import Claim, RawItem
+
+        claim = Claim()
+        for f in files:
+            if f.suffix == ".jsonl":
+                lines = f.read_text().splitlines()
+                claim.items += [
+                    RawItem(self, str(f), f"{f}#{i}", "ann", f.stem, i) for i in range(len(lines))
+                ]
+        return claim
+
+    def read(self, item):
+        import json
+        from email.message import EmailMessage
+
+        from pipeline.ingest.mail import MailReadError
+
+        line = Path(item.file).read_text().splitlines()[item.index]
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise MailReadError("bad_json", f"{item.path}: {exc}") from exc
+        msg = EmailMessage()
+        msg["From"], msg["Subject"] = record["from"], record["subject"]
+        msg.set_content(record["text"])
+        return msg
+
+
+def test_a_researcher_adds_a_format_with_one_class(tmp_path, blobs):
+    root = tmp_path / "export"
+    root.mkdir()
+    (root / "inbox.jsonl").write_text(
+        '{"from": "a@x.com", "subject": "Q3", "text": "Numbers attached."}\n{broken\n'
+    )
+    (root / "readme.md").write_text("# an export\n")
+    adapters = [JsonLinesExport(), *default_adapters()]
+    result = ingest_mail([("own", root)], blobs, adapters=adapters)
+    assert result.messages["subject"].to_list() == ["Q3"]
+    assert result.messages["folder"].to_list() == ["inbox"]
+    reasons = sorted((Path(q["path"]).name, q["reason"]) for q in result.intake.quarantined)
+    assert reasons == [("inbox.jsonl#1", "bad_json"), ("readme.md", "unknown_format")]
+    assert [Path(p).name for p in result.intake.ingested] == ["inbox.jsonl"]
