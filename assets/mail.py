@@ -20,6 +20,7 @@ from pipeline.detect.steps import (
 )
 from pipeline.detect.threads import THREADS_SCHEMA, build_threads
 from pipeline.detect.versions import VERSION_CHAINS_SCHEMA, build_version_chains
+from pipeline.detect.workbook_anchors import WORKBOOK_ANCHORS_SCHEMA, find_workbook_anchors
 from pipeline.draft.schemas import WORKFLOW_CANDIDATES_SCHEMA, WORKFLOW_DRAFTS_SCHEMA
 from pipeline.draft.workflow_candidates import build_workflow_candidates
 from pipeline.draft.workflows import blob_workbook_loader, draft_workflows
@@ -311,5 +312,24 @@ def workflow_tasks(context, lf: LedgerForge) -> dg.MaterializeResult:
             "accepted_multi_step": int((accepted["steps"] >= 2).sum() or 0),
             "rejected": len(frame) - len(accepted),
             "rejection_rules": dg.MetadataValue.md(markdown_rows(rules, ["rule", "len"])),
+        }
+    )
+
+
+@dg.asset(
+    group_name=GROUP,
+    deps=["cells"],
+    description="Workbook cells computed by =SUM over one row or column, checked against "
+    "the recomputed sum of their members (confirmed or stale).",
+)
+def workbook_anchors(lf: LedgerForge) -> dg.MaterializeResult:
+    frame = find_workbook_anchors(lf.warehouse.read("cells", CELLS_SCHEMA))
+    lf.warehouse.replace("workbook_anchors", frame, WORKBOOK_ANCHORS_SCHEMA)
+    status = frame.group_by("status").len() if "status" in frame.columns else frame.head(0)
+    return dg.MaterializeResult(
+        metadata={
+            "anchors": len(frame),
+            "workbooks": frame["workbook_id"].n_unique(),
+            **dict(status.iter_rows()),
         }
     )

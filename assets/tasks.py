@@ -8,8 +8,12 @@ import polars as pl
 from assets.resources import LedgerForge, markdown_rows
 from pipeline.detect.anchors import find_anchors
 from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA, REPAIRS_SCHEMA
+from pipeline.detect.versions import VERSION_CHAINS_SCHEMA
+from pipeline.detect.workbook_anchors import WORKBOOK_ANCHORS_SCHEMA
 from pipeline.draft.schemas import DRAFTS_SCHEMA
 from pipeline.draft.template import draft_tasks
+from pipeline.draft.workbook_qa import draft_workbook_qa, previous_versions
+from pipeline.ingest.workbooks import CELLS_SCHEMA, SHEETS_SCHEMA, WORKBOOKS_SCHEMA
 from pipeline.validate.contamination import build_contamination_index
 from pipeline.validate.schemas import CONTAMINATION_INDEX_SCHEMA, TASKS_SCHEMA
 from pipeline.validate.tasks import validate_drafts
@@ -60,8 +64,19 @@ def anchors(lf: LedgerForge):
 
 @dg.asset(
     group_name=GROUP,
-    deps=["anchored_cells", "tables", "table_cells", "documents"],
-    description="One draft per candidate and task kind, with its oracle program.",
+    deps=[
+        "anchored_cells",
+        "tables",
+        "table_cells",
+        "documents",
+        "workbook_anchors",
+        "workbooks",
+        "sheets",
+        "cells",
+        "version_chains",
+    ],
+    description="One draft per candidate and task kind, with its oracle program: table "
+    "cells anchored by their totals, and workbook cells computed by a SUM.",
 )
 def drafts(lf: LedgerForge) -> dg.MaterializeResult:
     wh = lf.warehouse
@@ -72,6 +87,15 @@ def drafts(lf: LedgerForge) -> dg.MaterializeResult:
         seed=lf.seed,
         table_cells=wh.read("table_cells"),
     )
+    workbook_qa = draft_workbook_qa(
+        wh.read("workbook_anchors", WORKBOOK_ANCHORS_SCHEMA),
+        wh.read("workbooks", WORKBOOKS_SCHEMA),
+        wh.read("sheets", SHEETS_SCHEMA),
+        wh.read("cells", CELLS_SCHEMA),
+        previous_versions(wh.read("version_chains", VERSION_CHAINS_SCHEMA)),
+        seed=lf.seed,
+    )
+    frame = pl.concat([frame, workbook_qa])
     wh.replace("drafts", frame, DRAFTS_SCHEMA)
     by_kind = frame.group_by("kind").len().sort("kind")
     return dg.MaterializeResult(metadata={"drafts": len(frame), **dict(by_kind.iter_rows())})
@@ -90,7 +114,7 @@ def contamination_index(lf: LedgerForge) -> dg.MaterializeResult:
 
 @dg.asset(
     group_name=GROUP,
-    deps=["drafts", "contamination_index", "anchored_cells"],
+    deps=["drafts", "contamination_index", "anchored_cells", "cells"],
     description="Drafts after mechanical validation: accepted or rejected with every reason.",
 )
 def tasks(lf: LedgerForge) -> dg.MaterializeResult:

@@ -150,8 +150,15 @@ def score_keys(
     scratch_dir: Path,
     workers: int | None = None,
 ) -> KeyScores:
-    """Rerun every accepted oracle on true values and compare with the published key."""
-    accepted = tasks.filter(pl.col("status") == "accepted")
+    """Rerun every accepted oracle on true values and compare with the published key.
+
+    Only the scanned-table kinds: a workbook QA key (``WORKBOOK_KINDS``) reads cells the
+    pipeline never OCRs, so its truth is the generator's cached total, not this corpus."""
+    from pipeline.draft.workbook_qa import WORKBOOK_KINDS
+
+    accepted = tasks.filter(
+        (pl.col("status") == "accepted") & ~pl.col("kind").is_in(list(WORKBOOK_KINDS))
+    )
     truth_wh = truth_warehouse(warehouse_dir, truth_dir, Path(scratch_dir) / "truth_warehouse")
     results = run_oracles(
         dict(zip(accepted["task_id"], accepted["oracle_source"], strict=True)),

@@ -48,7 +48,9 @@ def test_workflow_tasks_accepted_with_checkers_that_decide(built):
     assert set(accepted["origin"]) == {"thread", "chain"}
     rejected = tasks.filter(pl.col("status") == "rejected")
     assert rejected.filter(pl.col("reasons").list.len() == 0).is_empty()
-    trivial = rejected.filter(pl.col("reasons").list.eval(pl.element().str.starts_with("trivial")).list.any())
+    trivial = rejected.filter(
+        pl.col("reasons").list.eval(pl.element().str.starts_with("trivial")).list.any()
+    )
     assert trivial.height > 0  # the seeded formatting-only and date-stamp-only steps
 
 
@@ -121,3 +123,20 @@ def test_audit_fails_on_a_tampered_reference_workbook(built, tmp_path):
     tampered = {c.task_id for c in report.key_changes if c.problem == "reference fails its checker"}
     uses = set(private.filter(pl.col("reference_file") == private["reference_file"][0])["task_id"])
     assert tampered and tampered <= uses, report.render()
+
+
+def test_workbook_qa_keys_are_the_generators_totals(built):
+    """A workbook-total key is the sum its oracle recomputes from the member cells; on the
+    generated workbooks it must equal the total the generator computed and cached."""
+    from decimal import Decimal
+
+    from pipeline.draft.workbook_qa import KIND, task_id_for
+
+    _, wh, release = _mail(built)
+    anchors = wh.read("workbook_anchors")
+    cached = {task_id_for(a): a["cached"] for a in anchors.iter_rows(named=True)}
+    tasks = wh.read("tasks").filter((pl.col("status") == "accepted") & (pl.col("kind") == KIND))
+    assert tasks.height >= 10
+    for t in tasks.iter_rows(named=True):
+        step = Decimal(1).scaleb(-t["precision"])
+        assert Decimal(t["answer"]) == Decimal(cached[t["task_id"]]).quantize(step), t["task_id"]
