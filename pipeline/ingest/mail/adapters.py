@@ -41,6 +41,7 @@ from typing import Protocol, runtime_checkable
 from pipeline.store import storable_path
 
 HEAD_BYTES = 4096
+MAX_MESSAGE_BYTES = 200 << 20  # one message file larger than this is not mail
 # Outlook / Notes / CMU folder names: a root whose children include one is a custodian.
 MAIL_FOLDER_NAMES = {
     "inbox", "sent", "sent items", "sent_items", "sent mail", "_sent_mail", "sent_mail",
@@ -213,7 +214,11 @@ class Rfc822Files:
     def read(self, item: RawItem) -> EmailMessage:
         try:
             with open(item.file, "rb") as fh:
-                data = fh.read()
+                data = fh.read(MAX_MESSAGE_BYTES + 1)
+            if len(data) > MAX_MESSAGE_BYTES:
+                raise MailReadError(
+                    "oversized", f"{item.path}: over {MAX_MESSAGE_BYTES >> 20} MiB for one message"
+                )
         except OSError as exc:
             raise MailReadError("unreadable_file", f"{item.path}: {exc}") from exc
         return parse_message_bytes(data, item.path)
