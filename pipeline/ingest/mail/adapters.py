@@ -41,6 +41,12 @@ from typing import Protocol, runtime_checkable
 from pipeline.store import storable_path
 
 HEAD_BYTES = 4096
+MAX_MESSAGE_BYTES = 200 << 20  # one message file larger than this is not mail
+# Headers an adapter may put on the message it builds: the file an attachment part was
+# read from, and an attachment link whose file is absent (see html_export). Removed
+# from messages read from files, so no mail can claim them.
+SOURCE_HEADER = "X-LedgerForge-Source"
+MISSING_HEADER = "X-LedgerForge-Missing"
 # Outlook / Notes / CMU folder names: a root whose children include one is a custodian.
 MAIL_FOLDER_NAMES = {
     "inbox", "sent", "sent items", "sent_items", "sent mail", "_sent_mail", "sent_mail",
@@ -191,6 +197,9 @@ def parse_message_bytes(data: bytes, where: str) -> EmailMessage:
     msg = _PARSER.parsebytes(data)
     if not msg.keys():
         raise MailReadError("no_headers", f"{where}: no header field could be parsed")
+    for part in msg.walk():
+        if SOURCE_HEADER in part or MISSING_HEADER in part:
+            del part[SOURCE_HEADER], part[MISSING_HEADER]
     return msg
 
 
@@ -213,7 +222,11 @@ class Rfc822Files:
     def read(self, item: RawItem) -> EmailMessage:
         try:
             with open(item.file, "rb") as fh:
-                data = fh.read()
+                data = fh.read(MAX_MESSAGE_BYTES + 1)
+            if len(data) > MAX_MESSAGE_BYTES:
+                raise MailReadError(
+                    "oversized", f"{item.path}: over {MAX_MESSAGE_BYTES >> 20} MiB for one message"
+                )
         except OSError as exc:
             raise MailReadError("unreadable_file", f"{item.path}: {exc}") from exc
         return parse_message_bytes(data, item.path)

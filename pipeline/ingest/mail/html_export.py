@@ -45,6 +45,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from pipeline.ingest.mail.adapters import (
+    MISSING_HEADER,
+    SOURCE_HEADER,
     Claim,
     MailReadError,
     RawItem,
@@ -59,8 +61,6 @@ PAGE_MARKER = b"header_table"
 PAGE_SUFFIXES = {".html", ".htm"}
 ATTACHMENTS_DIR = "attachments"
 DATE_FORMATS = ("%d/%m/%Y %I:%M:%S %p", "%d/%m/%Y %H:%M:%S", "%d/%m/%Y")
-SOURCE_HEADER = "X-LedgerForge-Source"
-MISSING_HEADER = "X-LedgerForge-Missing"
 
 
 class HtmlExport:

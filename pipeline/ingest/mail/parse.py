@@ -23,7 +23,7 @@ from email.header import decode_header, make_header
 from email.message import EmailMessage, Message
 from email.utils import getaddresses, parsedate_to_datetime
 
-from pipeline.ingest.mail.html_export import MISSING_HEADER, SOURCE_HEADER
+from pipeline.ingest.mail.adapters import MISSING_HEADER, SOURCE_HEADER
 from pipeline.ingest.mail.html_text import html_to_text
 from pipeline.ingest.mail.new_text import new_text
 

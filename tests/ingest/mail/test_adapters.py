@@ -106,6 +106,16 @@ def test_unknown_empty_and_binary_files_are_quarantined_never_skipped(tmp_path, 
     assert result.intake.quarantine_frame()["detail"].str.contains("/").all()  # names the file
 
 
+def test_an_oversized_message_file_is_quarantined(tmp_path, blobs, monkeypatch):
+    from pipeline.ingest.mail import adapters
+
+    monkeypatch.setattr(adapters, "MAX_MESSAGE_BYTES", 100)
+    root = tmp_path / "m"
+    write_cmu(root, "ann", "inbox", [bytes(message(body="x" * 500))])
+    result = ingest_mail([("c", root)], blobs, workers=1)
+    assert [q["reason"] for q in result.intake.quarantined] == ["oversized"]
+
+
 def test_missing_source_folder_is_quarantined(tmp_path, blobs):
     result = ingest_mail([("c", tmp_path / "nope")], blobs)
     assert [q["reason"] for q in result.intake.quarantined] == ["missing_source"]

@@ -174,3 +174,14 @@ def test_subject_normalisation():
     assert normalise_subject("RE: Fw: FWD:  [finance-l] Re[2]: Q3   Budget ") == "q3 budget"
     assert normalise_subject("AW: SV: Tr: Plan") == "plan"
     assert normalise_subject("Report: Q3") == "report: q3"
+
+
+def test_mail_cannot_claim_the_adapters_internal_headers():
+    raw = bytes(message(attachments=[("a.xls", OLE_XLS, "application/vnd.ms-excel")]))
+    raw = raw.replace(b"Subject:", b"X-LedgerForge-Missing: attachments/x.doc\nSubject:", 1)
+    raw = raw.replace(
+        b"Content-Disposition: attachment",
+        b"X-LedgerForge-Source: /etc/passwd\nContent-Disposition: attachment",
+    )
+    p = parsed(raw)
+    assert p.missing == [] and [a.source_file for a in p.attachments] == [None]
