@@ -32,7 +32,7 @@ CHECKER_DIR = "oracles/workflows"
 WORKFLOW_PUBLIC_SCHEMA = {
     "task_id": pl.String,
     "origin": pl.String,  # thread (a mail thread stated the goal) | chain (workbook versions)
-    "grounding": pl.String,  # strong | partial (thread tasks); null for chain tasks
+    "grounding": pl.String,  # strong (input and revision both attached in a thread) | partial
     "instruction": pl.String,  # in a colleague's voice, personal data scrubbed
     "task_types": pl.List(pl.String),  # Finch task types
     "business_type": pl.String,

@@ -315,17 +315,23 @@ def _warehouse_sources(wh: Warehouse, row: dict) -> tuple[list[CellRef], list[di
 
 
 def accepted_task_ids(paths: DataPaths, release_dir: Path | None = None) -> list[str]:
-    """Every accepted task id: all tasks of a release, or warehouse tasks with status accepted."""
+    """Every accepted task read from printed pages (the evidence is drawn on page images;
+    workbook QA tasks have none): all such tasks of a release, or warehouse tasks with
+    status accepted."""
+    from pipeline.draft.workbook_qa import WORKBOOK_KINDS
+
+    on_pages = ~pl.col("kind").is_in(list(WORKBOOK_KINDS))
     if release_dir is not None:
         ids: set[str] = set()
         for path in _release_places(Path(release_dir)):
             if Path(path).exists():
-                ids.update(pl.read_parquet(path, columns=["task_id"], glob=False)["task_id"])
+                frame = pl.read_parquet(path, columns=["task_id", "kind"], glob=False)
+                ids.update(frame.filter(on_pages)["task_id"])
         return sorted(ids)
     lazy = scan(Warehouse(paths), "tasks")
     if lazy is None:
         return []
-    accepted = lazy.filter(pl.col("status") == "accepted").select("task_id").collect()
+    accepted = lazy.filter((pl.col("status") == "accepted") & on_pages).select("task_id").collect()
     return sorted(accepted["task_id"])
 
 
