@@ -79,7 +79,8 @@ WORKFLOW_DRAFTS_SCHEMA = {
     "checker": pl.String,  # the oracle program text (oracles/<task_id>.py in a release)
     "n_required": pl.Int32,  # required cells the checker compares
     "summary": pl.String,  # what the reference changes, one paragraph (scrubbed)
-    "trivial_reason": pl.String,  # pipeline.detect.steps.trivial_reason ("formatting only", …) | null
+    # pipeline.detect.steps.trivial_reason ("formatting only", "date stamp only", …) | null
+    "trivial_reason": pl.String,
     "problems": pl.List(pl.String),  # drafter-side reasons it cannot be a task ("rule: detail")
     "drafter": pl.String,
 }

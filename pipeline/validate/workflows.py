@@ -5,7 +5,8 @@ Each draft's checker (an oracle program, :mod:`pipeline.draft.workflows`) runs t
 and on the **unmodified input**, which must fail (a checker the input passes asks for
 nothing). Beyond that a draft is rejected, every reason kept as ``"<rule>: <detail>"``:
 
-- ``trivial``: the step is no work (``formatting only``, ``date stamp only``: see ``pipeline.detect.steps.trivial_reason``);
+- ``trivial``: the step is no work (``formatting only``, ``date stamp only``; see
+  ``pipeline.detect.steps.trivial_reason``);
 - ``personal_data``: the instruction still holds a personal datum after scrubbing (the
   kinds are named, never the datum);
 - the drafter's own problems: ``no_reference``, ``unreadable_workbook``,
