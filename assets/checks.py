@@ -9,6 +9,7 @@ import dagster as dg
 import polars as pl
 
 from assets.resources import LedgerForge, markdown_rows
+from assets.scans import scanned_corpora
 from pipeline.ingest.scans import discover_pdfs
 from pipeline.publish.audit import audit_release
 from pipeline.publish.versions import latest_release
@@ -17,8 +18,7 @@ from pipeline.store import storable_path
 
 @dg.asset_check(asset="documents", description="discovered = ingested + quarantined, per file.")
 def every_pdf_accounted_for(lf: LedgerForge) -> dg.AssetCheckResult:
-    sources = lf.scan_source_pairs() or [("synth-scans", str(lf.paths.corpus / "scans"))]
-    on_disk = {storable_path(p) for _, folder in sources for p in discover_pdfs(Path(folder))}
+    on_disk = {storable_path(p) for _, folder in scanned_corpora(lf) for p in discover_pdfs(folder)}
     wh = lf.warehouse
     intake = wh.read("intake").filter(pl.col("stage") == "documents")
     ingested = set(wh.read("documents")["source_path"].to_list())

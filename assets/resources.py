@@ -28,8 +28,7 @@ class LedgerForge(dg.ConfigurableResource):
     Empty values fall back to the environment (``LEDGERFORGE_DATA``, ``LEDGERFORGE_SCANS``,
     ``LEDGERFORGE_MAIL``, ``LEDGERFORGE_SPREADSHEETS``, ``LEDGERFORGE_TEXT_LAYER``), then to
     the defaults: ``data/`` and the embedded default corpora (generated on first use by
-    ``pipeline.synth``; none is generated once any corpus is configured, except the scanned
-    one, which is generated whenever no scans are configured).
+    ``pipeline.synth``; none is generated or read once any corpus is configured).
     """
 
     data_root: str = ""

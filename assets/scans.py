@@ -16,12 +16,20 @@ from pipeline.tables.schemas import TABLE_CELLS_SCHEMA, TABLES_SCHEMA
 GROUP = "scans"
 
 
+def scanned_corpora(lf: LedgerForge) -> list[tuple[str, Path]]:
+    """The configured scanned corpora; the generated one only when no corpus of any kind
+    is configured (a build of one's own mailbox publishes no synthetic statements)."""
+    if lf.own_corpora:
+        return [(name, Path(path)) for name, path in lf.scan_source_pairs()]
+    return [("synth-scans", lf.paths.corpus / "scans")]
+
+
 @dg.asset(
     group_name=GROUP, description="The embedded default corpus of scanned statements (seeded)."
 )
 def default_corpus(lf: LedgerForge) -> dg.MaterializeResult:
-    if lf.scan_source_pairs():
-        return dg.MaterializeResult(metadata={"skipped": "scan_sources configured"})
+    if lf.own_corpora:
+        return dg.MaterializeResult(metadata={"skipped": "corpora configured"})
     corpus = generate_default_corpus(lf.paths.corpus / "scans", progress=False)
     return dg.MaterializeResult(
         metadata={"folder": str(corpus.root), "volumes": len(corpus.pdfs), "seed": corpus.seed}
@@ -34,7 +42,7 @@ def default_corpus(lf: LedgerForge) -> dg.MaterializeResult:
     description="Every discovered PDF, ingested or quarantined.",
 )
 def documents(lf: LedgerForge) -> dg.MaterializeResult:
-    sources = lf.scan_source_pairs() or [("synth-scans", lf.paths.corpus / "scans")]
+    sources = scanned_corpora(lf)
     result = ingest_documents(
         [(name, Path(path)) for name, path in sources],
         lf.warehouse,
