@@ -228,6 +228,9 @@ def people_from_headers(
 
 
 _DATE_RUN = re.compile(r"^(?:\d{4}[-/]\d{1,2}[-/]\d{1,2}|\d{1,2}[-/]\d{1,2}[-/]\d{4})\b")
+# a quantity, not a phone or account number: one decimal point ("17546.449219") or
+# thousands separators ("1,234,567.50"); phone numbers written with dots have two or more
+_QUANTITY = re.compile(r"^[-+(]?\$?(?:\d+\.\d+|\d{1,3}(?:,\d{3})+(?:\.\d+)?)\)?$")
 _PRIORITY = ("email", "phone", "social_security_number", "credit_card", "account_number")
 
 
@@ -248,6 +251,12 @@ def _detected(text: str) -> list[PersonalDatum]:
     ]
     # a date with its hour ("2020-02-21 09") is a run of digits, not an account
     found = [d for d in found if not (d.kind == "account_number" and _DATE_RUN.match(d.text))]
+    # a cell value the instruction must state ("enter 17546.449219") is no phone number
+    found = [
+        d
+        for d in found
+        if not (d.kind in ("phone", "account_number") and _QUANTITY.match(d.text.strip()))
+    ]
     # overlapping finds: keep the longest (an account-like run inside a phone number)
     found.sort(key=lambda d: (d.start, -(d.end - d.start)))
     out: list[PersonalDatum] = []

@@ -130,3 +130,14 @@ def test_signature_names_become_roles():
     )
     out = scrub_text("Sara Shackleton wants it; ask Shackleton or Sara S. Shackleton.", people)
     assert out == "Your manager wants it; ask your manager or your manager."
+
+
+def test_cell_values_are_not_phone_numbers():
+    """A decimal or thousands-separated value an instruction must state is kept
+    (phonenumbers alone reads '17546.449219' as a phone number)."""
+    from pipeline.draft.scrub import personal_data, scrub_text
+
+    for text in ("enter 17546.449219 in B4", "set C3 to 1,234,567.50", "rate 0.0322"):
+        assert personal_data(text) == [], text
+        assert scrub_text(text) == text
+    assert [d.kind for d in personal_data("call 713.853.1234")] == ["phone"]
