@@ -441,7 +441,14 @@ def rewrite_workflow_instructions(
                 text = _instruction_of(answer)
                 reason = check_instruction(text, ctx.requirements, ctx.people)
             except SchemaViolation as exc:
-                st["cached"] = False
+                # a violation from the client still cost tokens (its .response);
+                # one found here was counted above
+                paid = getattr(exc, "response", None) if exc is answer else None
+                if paid is not None:
+                    st["in"] += paid.input_tokens
+                    st["out"] += paid.output_tokens
+                    st["cost"] += paid.cost_usd
+                    st["cached"] = st["cached"] and bool(paid.cached)
                 text, bad_text = None, exc.text
                 reason = f"schema_violation: {exc}"
             if reason is None:

@@ -219,9 +219,7 @@ def _encode_all(wb: Workbook) -> str:
     return "\n\n".join(encode_sheet(s) for s in wb.sheets.values()) or "(empty workbook)"
 
 
-def render_prompt(
-    case: JudgeCase, evidence: Evidence, verdict_format: str = VERDICT_FORMAT
-) -> str:
+def render_prompt(case: JudgeCase, evidence: Evidence, verdict_format: str = VERDICT_FORMAT) -> str:
     """The judge prompt for the case's task kind (modify / generate / qa);
     ``verdict_format`` is the answer format asked for (the LLM judge asks for its own)."""
     template = PROMPTS[case.task_kind]

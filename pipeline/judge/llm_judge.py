@@ -51,6 +51,7 @@ __all__ = [
     "LLMJudge",
     "LLMVerdict",
     "VerdictError",
+    "make_judge",
     "parse_verdict",
 ]
 
@@ -257,6 +258,9 @@ class LLMJudge:
                 return parse_verdict(resp.data, resp.text), responses
             except (SchemaViolation, VerdictError) as exc:
                 bad = getattr(exc, "text", "") or ""
+                paid = getattr(exc, "response", None)  # a violation still cost tokens
+                if paid is not None:
+                    responses.append(paid)
                 if attempt == self.repairs:
                     err = VerdictError(
                         f"no valid verdict after {self.repairs} repair round(s): {exc}", bad
@@ -329,3 +333,34 @@ class LLMJudge:
 
 def _error(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+
+
+def make_judge(
+    choice: str,
+    paths=None,  # noqa: ANN001 - pipeline.config.DataPaths (default: data_paths())
+    *,
+    screenshots_dir: Path | None = None,
+    recalculate: bool = True,
+    **llm_overrides,
+):  # noqa: ANN201 - Judge
+    """The judge backend for a configured choice: ``checker`` (the deterministic
+    :class:`~pipeline.judge.backend.CheckerJudge`) or ``openai:MODEL`` /
+    ``anthropic:MODEL`` (an :class:`LLMJudge` whose key is checked now, before any
+    work). ``llm_overrides`` go to :func:`pipeline.llm.client.make_llm` (budget_usd,
+    cache_dir, ...)."""
+    from pipeline.judge.backend import CheckerJudge
+
+    if choice.strip().lower() in ("checker", "template", ""):
+        return CheckerJudge(screenshots_dir, recalculate=recalculate)
+    from pipeline.config import data_paths
+    from pipeline.llm.client import LLMError, is_llm_choice, make_llm
+
+    if not is_llm_choice(choice):
+        raise LLMError(
+            f"unknown judge backend {choice!r}: use 'checker', 'openai:MODEL' or 'anthropic:MODEL'"
+        )
+    llm = make_llm(choice, paths or data_paths(), **llm_overrides)
+    assert llm is not None
+    llm.check_key()
+    llm.check_price()
+    return LLMJudge(llm, screenshots_dir=screenshots_dir, recalculate=recalculate)
