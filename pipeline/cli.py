@@ -392,7 +392,7 @@ def judge(
         undecided = frame.filter(frame["status"] == "undecidable").height
         console.print(
             f"{backend_judge.name}: judged {len(frame)} cases: {passed} pass, {undecided} "
-            f"undecidable, {errors} errors; see {folder / 'judgements.md'}",
+            f"undecidable, {errors} exceptions; see {folder / 'judgements.md'}",
             highlight=False,
         )
         llm = getattr(backend_judge, "llm", None)
