@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import tempfile
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -244,35 +245,6 @@ class LLMJudge:
 
     # ------------------------------------------------------------------ asking
 
-    def ask(self, prompt: str) -> tuple[LLMVerdict, list[ChatResponse]]:
-        """Ask for a verdict, with up to ``repairs`` repair rounds; raise
-        :class:`VerdictError` (after the last round) or the client's ``LLMError``."""
-        from pipeline.llm.client import SchemaViolation
-
-        messages = [{"role": "user", "content": prompt}]
-        responses: list[ChatResponse] = []
-        for attempt in range(self.repairs + 1):
-            try:
-                resp = self.llm.chat(self._request(messages))
-                responses.append(resp)
-                return parse_verdict(resp.data, resp.text), responses
-            except (SchemaViolation, VerdictError) as exc:
-                bad = getattr(exc, "text", "") or ""
-                paid = getattr(exc, "response", None)  # a violation still cost tokens
-                if paid is not None:
-                    responses.append(paid)
-                if attempt == self.repairs:
-                    err = VerdictError(
-                        f"no valid verdict after {self.repairs} repair round(s): {exc}", bad
-                    )
-                    err.responses = responses  # type: ignore[attr-defined]
-                    raise err from exc
-                messages = messages[:1] + [
-                    {"role": "assistant", "content": bad or "(empty reply)"},
-                    {"role": "user", "content": REPAIR_PROMPT.format(error=exc)},
-                ]
-        raise AssertionError("unreachable")
-
     def _judgement(self, case: JudgeCase, verdict, rationale: str, **kw) -> Judgement:  # noqa: ANN001
         return Judgement(
             case.case_id,
@@ -285,10 +257,7 @@ class LLMJudge:
             **kw,
         )
 
-    def judge(self, case: JudgeCase) -> Judgement:
-        """Grade one case; every failure is an error verdict (null), never a pass."""
-        from pipeline.llm.client import LLMError
-
+    def _prepare(self, case: JudgeCase) -> Evidence | Judgement:
         try:
             _, evidence = gather_evidence(
                 case,
@@ -302,33 +271,93 @@ class LLMJudge:
             return self._judgement(
                 case, None, f"could not prepare the case: {exc}", error=_error(exc)
             )
-        try:
-            verdict, responses = self.ask(evidence.prompt)
-        except VerdictError as exc:
-            evidence.notes.append(_usage_note(getattr(exc, "responses", [])))
-            return self._judgement(
-                case,
-                None,
-                f"the judge gave no valid verdict: {exc}",
-                evidence=evidence,
-                error=f"schema_violation: {exc}",
-            )
-        except LLMError as exc:
-            return self._judgement(
-                case,
-                None,
-                f"the model could not be asked: {exc}",
-                evidence=evidence,
-                error=f"{type(exc).__name__}: {exc}",
-            )
-        evidence.notes.append(_usage_note(responses))
-        return self._judgement(
-            case,
-            verdict.passed,
-            f"{verdict.verdict.upper()}: {verdict.rationale.strip()}",
-            rubric=verdict.rubric_marks(),
-            evidence=evidence,
-        )
+        return evidence
+
+    def judge(self, case: JudgeCase) -> Judgement:
+        """Grade one case; every failure is an error verdict (null), never a pass."""
+        return self.judge_many([case])[0]
+
+    def judge_many(
+        self, cases: Iterable[JudgeCase], progress: Callable | None = None
+    ) -> list[Judgement]:
+        """Grade many cases with the client's bounded concurrency (``chat_many``): all
+        first answers, then one batch per repair round for the malformed ones. Every
+        failure (unreadable case, malformed answer after the repairs, budget, key,
+        provider) is an error verdict (null), never a pass."""
+        from pipeline.llm.client import LLMError, SchemaViolation
+
+        cases = list(cases)
+        out: dict[int, Judgement] = {}
+        evidence: dict[int, Evidence] = {}
+        for i, case in enumerate(cases):
+            prepared = self._prepare(case)
+            if isinstance(prepared, Judgement):
+                out[i] = prepared
+            else:
+                evidence[i] = prepared
+        messages = {i: [{"role": "user", "content": ev.prompt}] for i, ev in evidence.items()}
+        paid: dict[int, list] = {i: [] for i in evidence}
+        pending = sorted(evidence)
+        for round_no in range(self.repairs + 1):
+            if not pending:
+                break
+            try:
+                answers = self.llm.chat_many(
+                    [self._request(messages[i]) for i in pending], progress=progress
+                )
+            except LLMError as exc:  # raised before any call: a missing key, no price
+                answers = [exc] * len(pending)
+            still = []
+            for i, answer in zip(pending, answers, strict=True):
+                case, ev = cases[i], evidence[i]
+                if isinstance(answer, Exception) and not isinstance(answer, SchemaViolation):
+                    out[i] = self._judgement(
+                        case,
+                        None,
+                        f"the model could not be asked: {answer}",
+                        evidence=ev,
+                        error=f"{type(answer).__name__}: {answer}",
+                    )
+                    continue
+                response = (
+                    getattr(answer, "response", None)
+                    if isinstance(answer, SchemaViolation)
+                    else answer
+                )
+                if response is not None:
+                    paid[i].append(response)
+                try:
+                    if isinstance(answer, SchemaViolation):
+                        raise answer
+                    verdict = parse_verdict(answer.data, answer.text)
+                except (SchemaViolation, VerdictError) as exc:
+                    if round_no == self.repairs:
+                        why = f"no valid verdict after {self.repairs} repair round(s): {exc}"
+                        ev.notes.append(_usage_note(paid[i]))
+                        out[i] = self._judgement(
+                            case,
+                            None,
+                            f"the judge gave no valid verdict: {why}",
+                            evidence=ev,
+                            error=f"schema_violation: {why}",
+                        )
+                        continue
+                    messages[i] = messages[i][:1] + [
+                        {"role": "assistant", "content": exc.text or "(empty reply)"},
+                        {"role": "user", "content": REPAIR_PROMPT.format(error=exc)},
+                    ]
+                    still.append(i)
+                    continue
+                ev.notes.append(_usage_note(paid[i]))
+                out[i] = self._judgement(
+                    case,
+                    verdict.passed,
+                    f"{verdict.verdict.upper()}: {verdict.rationale.strip()}",
+                    rubric=verdict.rubric_marks(),
+                    evidence=ev,
+                )
+            pending = still
+        return [out[i] for i in range(len(cases))]
 
 
 def _error(exc: Exception) -> str:

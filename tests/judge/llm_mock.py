@@ -108,15 +108,14 @@ class MockProvider:
         return httpx.MockTransport(self)
 
 
-def make_test_llm(provider: str, tmp: Path) -> LLM:
+def make_test_llm(provider: str, tmp: Path, **options) -> LLM:
     """A real :class:`LLM` (cache, ledger, log under ``tmp``) on the test price table."""
+    settings = dict(budget_usd=None, concurrency=2, max_retries=0, timeout_s=10)
+    settings.update(options)
     return LLM(
         ModelSpec(provider, MODELS[provider]),
         cache_dir=tmp / "cache" / "llm",
         log_path=tmp / "cache" / "llm" / "calls.jsonl",
         prices=PRICES,
-        budget_usd=None,
-        concurrency=2,
-        max_retries=0,
-        timeout_s=10,
+        **settings,
     )

@@ -207,6 +207,18 @@ def test_client_error_is_an_error_verdict(files, tmp_path, monkeypatch):
     assert mock.requests == []
 
 
+def test_budget_cap_gives_error_verdicts_not_passes(files, tmp_path):
+    mock = MockProvider(lenient_judge)
+    llm = make_test_llm("openai", tmp_path, budget_usd=1e-6, concurrency=1)
+    judge = LLMJudge(llm, recalculate=False)
+    with use_transport(mock.transport()):
+        got = judge.judge_many([case(files, n) for n in ("good", "wrong", "messy")])
+    assert len(mock.requests) == 1  # the first call spent the budget; no new call issued
+    assert [j.status for j in got] == ["pass", "error", "error"]
+    assert "BudgetExceeded" in got[1].error and got[2].verdict is None
+    assert llm.stats["budget_stopped"]
+
+
 def test_qa_case_uses_the_qa_prompt(tmp_path):
     def answer(prompt, body):
         assert "## Reference answer\n1,250" in prompt and "## Agent's answer\n1250" in prompt
