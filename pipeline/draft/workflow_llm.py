@@ -50,8 +50,10 @@ __all__ = [
     "Requirements",
     "WorkflowContext",
     "apply_rewrites",
+    "baseline_requirements",
     "check_instruction",
     "draft_workflows_llm",
+    "missing_requirements",
     "requirements_from_lines",
     "rewrite_workflow_instructions",
     "workflow_contexts",
@@ -134,15 +136,31 @@ class Requirements:
 
     sheets: tuple[str, ...] = ()
     spans: tuple[str, ...] = ()  # "C3", "E2:E5"
-    values: tuple[str, ...] = ()  # values to enter, as the template writes them
+    values: tuple[str, ...] = ()  # values to enter and number formats, as the template writes them
     formulas: tuple[str, ...] = ()
+    axes: tuple[str, ...] = ()  # "insert rows 4:4", "delete columns Y:Z"
+
+    def without(self, missing: Iterable[tuple[str, str]]) -> Requirements:
+        """These requirements less the ``(field, item)`` pairs given."""
+        drop = set(missing)
+        return Requirements(
+            *(
+                tuple(x for x in getattr(self, f) if (f, x) not in drop)
+                for f in ("sheets", "spans", "values", "formulas", "axes")
+            )
+        )
 
 
-_SPAN = re.compile(r"'(?:[^']|'')+'!([A-Z]{1,3}\d+(?::[A-Z]{1,3}\d+)?)")
+_SHEET = r"'(?:[^']|'')+'"
+_SPAN = re.compile(rf"{_SHEET}!([A-Z]{{1,3}}\d+(?::[A-Z]{{1,3}}\d+)?)")
 _QUOTED_OR_NUMBER = re.compile(r"'([^']*)'|(-?[\d,]*\d(?:\.\d+)?%?)")
-_ENTER = re.compile(r"^(?:enter|fill in|change the values to) (.*) in '(?:[^']|'')+'!\S+$")
-_CHANGE = re.compile(r"^in '(?:[^']|'')+'!\S+, change .* to (.+)$")
-_FORMULA = re.compile(r"^in '(?:[^']|'')+'!\S+, put the formula (.+?)(?: \(and copy it down\))?$")
+_ENTER = re.compile(rf"^(?:enter|fill in|change the values to) (.*) in {_SHEET}!\S+$")
+_CHANGE = re.compile(rf"^in {_SHEET}!\S+, change .* to (.+)$")
+_FORMULA = re.compile(rf"^in {_SHEET}!\S+, put the formula (.+?)(?: \(and copy it down\))?$")
+_FORMAT = re.compile(rf"^format {_SHEET}!\S+ as '(.*)'$")
+_INSERT = re.compile(rf"^insert \d+ new (row|column)s? at (\S+) in {_SHEET}$")
+_DELETE = re.compile(rf"^delete (row|column)s (\S+) of {_SHEET}$")
+_CHART = re.compile(r"^add an? (?:\w+ )?chart to ")
 _NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\d])")
 
 
@@ -157,8 +175,9 @@ def _values_in(part: str) -> list[str]:
 
 
 def requirements_from_lines(lines: Iterable[str], diff: WorkbookDiff | None = None) -> Requirements:
-    """The sheets, cell spans, values and formulas the instruction lines name (sheets
-    also from ``diff``: every added, removed, renamed or changed sheet)."""
+    """The sheets, cell spans, values, number formats, formulas and row/column inserts
+    and deletes the instruction lines name (sheets also from ``diff``: every added,
+    removed, renamed or changed sheet)."""
     sheets: list[str] = []
     if diff is not None:
         for sd in diff.sheets:
@@ -169,6 +188,7 @@ def requirements_from_lines(lines: Iterable[str], diff: WorkbookDiff | None = No
     spans: list[str] = []
     values: list[str] = []
     formulas: list[str] = []
+    axes: list[str] = []
     for line in lines:
         spans += _SPAN.findall(line)
         if m := _FORMULA.match(line):
@@ -177,13 +197,16 @@ def requirements_from_lines(lines: Iterable[str], diff: WorkbookDiff | None = No
             values += _values_in(m.group(1)) or [m.group(1)]
         elif m := _ENTER.match(line):
             values += _values_in(m.group(1))
+        elif m := _FORMAT.match(line):
+            values.append(m.group(1))
+        elif m := _INSERT.match(line):
+            axes.append(f"insert {m.group(1)}s {m.group(2)}")
+        elif m := _DELETE.match(line):
+            axes.append(f"delete {m.group(1)}s {m.group(2)}")
+        elif _CHART.match(line):
+            values.append("chart")
     values = [v for v in values if v != "empty"]
-    return Requirements(
-        tuple(dict.fromkeys(sheets)),
-        tuple(dict.fromkeys(spans)),
-        tuple(dict.fromkeys(values)),
-        tuple(dict.fromkeys(formulas)),
-    )
+    return Requirements(*(tuple(dict.fromkeys(x)) for x in (sheets, spans, values, formulas, axes)))
 
 
 def _as_number(text: str) -> float | None:
@@ -200,30 +223,68 @@ def _has_address(text: str, address: str) -> bool:
     )
 
 
-def missing_requirements(text: str, req: Requirements) -> list[str]:
-    """Each requirement ``text`` does not name (``"sheet 'Sales'"``, ``"cell E2:E5"``...)."""
-    missing: list[str] = []
+def _has_word(text: str, word: str, flags: int = re.IGNORECASE) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", text, flags) is not None
+
+
+def _has_axis(text: str, axis: str) -> bool:
+    """An insert/delete is named: its verb, and its span ("4:4", "Y:Z") or each end
+    within a few words after "row(s)"/"column(s)" ("at row 4", "columns Y and Z")."""
+    verb, kind, span = axis.split(" ", 2)
+    verbs = ("insert", "add") if verb == "insert" else ("delete", "remove")
+    if not any(_has_word(text, v) or _has_word(text, v + "s") for v in verbs):
+        return False
+    if _has_word(text, span, 0):
+        return True
+    noun = "rows?" if kind == "rows" else "columns?"
+    return all(
+        re.search(
+            rf"(?i:\b{noun})\b[^.\n]{{0,30}}?(?<![A-Za-z0-9]){re.escape(end)}(?![A-Za-z0-9])",
+            text,
+        )
+        for end in span.split(":")
+    )
+
+
+def _missing(text: str, req: Requirements) -> list[tuple[str, str, str]]:
+    """``(field, item, label)`` of each requirement ``text`` does not name."""
+    out: list[tuple[str, str, str]] = []
     folded = text.casefold()
+    numbers = {n for n in (_as_number(x) for x in _NUMBER.findall(text)) if n is not None}
     for sheet in req.sheets:
         if sheet.casefold() not in folded:
-            missing.append(f"sheet '{sheet}'")
+            out.append(("sheets", sheet, f"sheet '{sheet}'"))
     for span in req.spans:
         ends = span.split(":")
         if not (_has_address(text, span) or all(_has_address(text, e) for e in ends)):
-            missing.append(f"cell {span}")
-    numbers = {n for n in (_as_number(x) for x in _NUMBER.findall(text)) if n is not None}
+            out.append(("spans", span, f"cell {span}"))
     for value in req.values:
         as_number = _as_number(value)
         if as_number is not None:
             if not any(abs(as_number - n) <= 1e-9 * max(1.0, abs(n)) for n in numbers):
-                missing.append(f"value {value}")
-        elif value.casefold() not in folded:
-            missing.append(f"value '{value}'")
+                out.append(("values", value, f"value {value}"))
+        elif not (_has_word(text, value) or value.casefold() in folded and not value.isalnum()):
+            out.append(("values", value, f"value '{value}'"))
     squeezed = re.sub(r"\s+", "", text).casefold().replace("$", "")
     for formula in req.formulas:
         if re.sub(r"\s+", "", formula).casefold().replace("$", "") not in squeezed:
-            missing.append(f"formula {formula}")
-    return missing
+            out.append(("formulas", formula, f"formula {formula}"))
+    for axis in req.axes:
+        if not _has_axis(text, axis):
+            out.append(("axes", axis, axis))
+    return out
+
+
+def missing_requirements(text: str, req: Requirements) -> list[str]:
+    """Each requirement ``text`` does not name (``"sheet 'Sales'"``, ``"cell E2:E5"``...)."""
+    return [label for _, _, label in _missing(text, req)]
+
+
+def baseline_requirements(req: Requirements, template: str) -> Requirements:
+    """The requirements the template instruction itself meets: a rewrite is held to
+    what the accepted template says, not more (a value the template's scrubbing turned
+    into a placeholder is not asked of the rewrite)."""
+    return req.without((f, item) for f, item, _ in _missing(template, req))
 
 
 def check_instruction(text: str, req: Requirements, people: People | None) -> str | None:
@@ -337,7 +398,8 @@ def workflow_contexts(
             skipped[d["task_id"]] = f"error: unreadable workbook: {type(err).__name__}: {err}"[:300]
             continue
         diff = diff_workbooks(input_wb, reference_wb)
-        lines, _ = describe_diff(diff, reference_wb)
+        # the edit lines carry cell values: scrubbed like the template's instruction
+        lines = [scrub_text(line, people) for line in describe_diff(diff, reference_wb)[0]]
         contexts.append(
             WorkflowContext(
                 task_id=d["task_id"],
@@ -347,7 +409,9 @@ def workflow_contexts(
                 lines=lines,
                 steps=int(d.get("steps") or 1),
                 snapshot=scrub_text(_snapshot(input_wb, diff, max_snapshot_chars), people),
-                requirements=requirements_from_lines(lines, diff),
+                requirements=baseline_requirements(
+                    requirements_from_lines(lines, diff), d["instruction"]
+                ),
                 people=people,
             )
         )
