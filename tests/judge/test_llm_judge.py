@@ -304,3 +304,27 @@ def test_cli_judge_with_both_backends_and_labels(files, tmp_path, monkeypatch):
     missing = CliRunner().invoke(app, args + ["--out", str(tmp_path / "out2")])
     assert missing.exit_code == 1 and "OPENAI_API_KEY" in missing.output
     assert not (tmp_path / "out2").exists()
+
+
+@pytest.mark.real_data
+def test_real_spreadsheetbench_prompts_stay_bounded(shared_data, tmp_path):
+    """The LLM judge on real SpreadsheetBench cases (mocked model): every case is
+    asked once, every prompt stays under the cap. (All 300 self-check cases, measured
+    2026-12-02: prompt median 6.8k characters, p90 36k, max 58k; 30 clipped at 60k;
+    ~3.3k tokens a case, ~$0.46 for the 300 with gpt-4.1-mini at the table's prices.)"""
+    from pipeline.judge import spreadsheetbench_cases
+
+    cases = spreadsheetbench_cases(shared_data / "spreadsheetbench")[:12]
+    sizes = []
+
+    def answer(prompt, body):
+        sizes.append(len(prompt))
+        return verdict(True, "mock")
+
+    mock = MockProvider(answer)
+    judge = LLMJudge(make_test_llm("openai", tmp_path), recalculate=False, max_prompt_chars=20_000)
+    with use_transport(mock.transport()):
+        frame = judge_batch(cases, tmp_path / "out", judge=judge)
+    assert frame.height == len(cases) and len(mock.requests) == len(cases)
+    assert set(frame["status"]) == {"pass"}
+    assert max(sizes) <= 20_000 + 500
