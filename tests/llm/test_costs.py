@@ -7,9 +7,17 @@ import json
 import pytest
 
 from pipeline.llm.client import BudgetExceeded, ChatRequest, LLMError, make_llm
-from pipeline.llm.costs import DEFAULT_CONFIG, Ledger, cost_usd, load_config, price_of, snapshot
+from pipeline.llm.costs import (
+    DEFAULT_CONFIG,
+    Ledger,
+    ProgressPrinter,
+    cost_usd,
+    load_config,
+    price_of,
+    snapshot,
+)
 from pipeline.llm.spec import ModelSpec
-from tests.llm.conftest import GOOD, SCHEMA
+from tests.llm.conftest import GOOD, MODELS, SCHEMA
 
 # 1000 input and 200 output tokens per fake call (see conftest)
 EXPECTED = {
@@ -121,7 +129,8 @@ def test_call_log_lines(llm_for, server, provider, data_root):
 
 def test_progress_projection_and_metadata():
     ledger = Ledger(budget_usd=1.0)
-    ledger.total = 10
+    ledger.paid(1, 1, 0.5)  # an earlier batch
+    ledger.begin(10)
     for _ in range(4):
         ledger.paid(100, 10, 0.05)
         ledger.done += 1
@@ -131,9 +140,35 @@ def test_progress_projection_and_metadata():
     assert progress.projected_usd == pytest.approx(0.2 / 5 * 10)
     assert str(progress) == (
         "drafter openai:m: 5/10 done, 4 requests, 1 cached, 440 tokens, $0.2000 spent,"
-        " $0.4000 projected (budget $1.00)"
+        " $0.4000 projected ($0.7000 of budget $1.00)"
     )
+    assert ledger.stats()["projected_usd"] == pytest.approx(0.9)
     meta = progress.metadata()
     assert meta["llm_requests"] == 4 and meta["llm_cache_hits"] == 1
     assert meta["llm_cost_usd"] == pytest.approx(0.2) and meta["llm_projected_usd"] == 0.4
     assert all(isinstance(v, int | float | bool) for v in meta.values())
+
+
+def test_progress_printer_plain_and_live(llm_for, provider):
+    import io
+
+    plain = io.StringIO()
+    llm = llm_for(provider)
+    llm.chat_many([ask(i) for i in range(3)], progress=ProgressPrinter(plain, every_s=3600))
+    lines = plain.getvalue().splitlines()
+    assert len(lines) == 2  # the first and the last, throttled in between
+    assert lines[-1].startswith(f"{MODELS[provider]}: 3/3 done, 3 requests, 0 cached")
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    live = Terminal()
+    llm.chat_many([ask(i) for i in range(3)], progress=ProgressPrinter(live), label="solve")
+    assert live.getvalue().count("\r") == 3 and live.getvalue().endswith("\n")
+    assert "solve: 3/3 done, 0 requests, 3 cached" in live.getvalue()
+    meta = llm.metadata()
+    assert meta["llm_model"] == MODELS[provider] and meta["llm_requests"] == 3
+    assert meta["llm_cache_hits"] == 3 and meta["llm_cost_usd"] == pytest.approx(
+        3 * EXPECTED[provider]
+    )
