@@ -114,3 +114,39 @@ def test_atomic_writes_and_unreadable_entries(tmp_path):
     cache.path(other).parent.mkdir(parents=True)
     cache.path(other).write_text(json.dumps({"request_hash": key, "text": "wrong file"}))
     assert cache.get(other) is None  # an entry must name its own key
+
+
+def test_cli_reports_spend_and_clears(llm_for, server, provider, data_root):
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    llm = llm_for(provider)
+    llm.chat_many([ask("a", purpose="drafter"), ask("b", purpose="drafter")])
+    llm.chat(ask("a", purpose="drafter"))  # a hit
+    runner = CliRunner()
+    shown = runner.invoke(app, ["llm", "--data-root", str(data_root.root)], terminal_width=200)
+    assert shown.exit_code == 0, shown.output
+    assert "drafter" in shown.output and "2 cached responses" in shown.output
+    cleared = runner.invoke(app, ["llm", "--clear", "--data-root", str(data_root.root)])
+    assert cleared.exit_code == 0 and "removed 2 cached responses" in cleared.output
+    assert len(llm.cache) == 0
+
+
+def test_summarize_log(tmp_path):
+    from pipeline.llm.cache import summarize_log
+
+    log = tmp_path / "calls.jsonl"
+    rows = [
+        {"provider": "openai", "model": "m", "purpose": "solver", "cache_hit": False,
+         "input_tokens": 10, "output_tokens": 2, "cost_usd": 0.5, "status": "ok"},
+        {"provider": "openai", "model": "m", "purpose": "solver", "cache_hit": True,
+         "input_tokens": 10, "output_tokens": 2, "cost_usd": 0.0, "status": "ok"},
+        {"provider": "openai", "model": "m", "purpose": "solver", "cache_hit": False,
+         "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0, "status": "error"},
+    ]  # fmt: skip
+    log.write_text("\n".join(json.dumps(r) for r in rows) + "\n{torn")
+    (summary,) = summarize_log(log)
+    assert summary["calls"] == 3 and summary["cache_hits"] == 1 and summary["errors"] == 1
+    assert summary["input_tokens"] == 20 and summary["cost_usd"] == 0.5
+    assert summarize_log(tmp_path / "absent.jsonl") == []
