@@ -80,3 +80,41 @@ def test_bridge_maps_timeouts():
         assert "slow" in str(exc)
     else:
         raise AssertionError("a timeout must reach the SDK as an httpx2 timeout")
+
+
+CALLS_FROM_ENV: list = []
+
+
+def env_factory():
+    """Named by LEDGERFORGE_LLM_TRANSPORT in the test below."""
+    server = FakeLLMServer({"question": "from env", "answer": 3})
+    CALLS_FROM_ENV.append(server)
+    return server.transport
+
+
+def test_transport_named_by_environment(llm_for, provider, monkeypatch):
+    from pipeline.llm.client import ChatRequest, LLMError
+    from tests.llm.conftest import SCHEMA
+
+    monkeypatch.setattr(transport, "_FROM_ENV", {})
+    monkeypatch.setenv("LEDGERFORGE_LLM_TRANSPORT", "tests.llm.test_transport:env_factory")
+    CALLS_FROM_ENV.clear()
+    llm = llm_for(provider)
+    with use_transport(None):  # nothing set in code
+        for i in range(2):
+            req = ChatRequest(messages=[{"role": "user", "content": f"q{i}"}], schema=SCHEMA)
+            assert llm.chat(req).data["question"] == "from env"
+    (server,) = CALLS_FROM_ENV  # built once per process
+    assert len(server.requests) == 2
+    monkeypatch.setattr(transport, "_FROM_ENV", {})
+    monkeypatch.setenv("LEDGERFORGE_LLM_TRANSPORT", "tests.llm.nowhere:factory")
+    try:
+        transport.current_transport()
+    except LLMError as exc:
+        assert "LEDGERFORGE_LLM_TRANSPORT" in str(exc)
+    else:
+        raise AssertionError("an unloadable factory must be a clear error")
+
+
+def test_no_transport_leaks_between_tests():
+    assert transport._CURRENT is None
