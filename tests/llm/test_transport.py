@@ -109,7 +109,8 @@ def test_transport_named_by_environment(llm_for, provider, monkeypatch):
     monkeypatch.setattr(transport, "_FROM_ENV", {})
     monkeypatch.setenv("LEDGERFORGE_LLM_TRANSPORT", "tests.llm.nowhere:factory")
     try:
-        transport.current_transport()
+        with use_transport(None):
+            transport.current_transport()
     except LLMError as exc:
         assert "LEDGERFORGE_LLM_TRANSPORT" in str(exc)
     else:
