@@ -56,7 +56,8 @@ def price_of(spec: ModelSpec, prices: dict) -> dict:
     entry = prices.get(str(spec))
     if entry is None:
         raise LLMError(
-            f"no price for {spec} in the price table ({DEFAULT_CONFIG}): add a line"
+            f"no price for {spec} in the price table ({DEFAULT_CONFIG} or the file named by"
+            f" {CONFIG_ENV}): add a line"
             f" '{spec}: {{input: USD, output: USD}}' (per 1M tokens)"
         )
     return entry
