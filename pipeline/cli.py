@@ -383,6 +383,7 @@ def judge(
     from pipeline.judge.agreement import agreement_markdown, agreement_record
     from pipeline.judge.llm_judge import make_judge
     from pipeline.llm.client import LLMError
+    from pipeline.llm.costs import ProgressPrinter
 
     choices = list(dict.fromkeys(backend or ["checker"]))
     folders = {
@@ -396,6 +397,7 @@ def judge(
                 choice,
                 screenshots_dir=folders[choice] / "screenshots" if screenshots else None,
                 recalculate=recalculate,
+                progress=ProgressPrinter(),
                 **({"budget_usd": budget_usd} if budget_usd is not None else {}),
             )
         except LLMError as exc:

@@ -181,7 +181,8 @@ class LLMJudge:
 
     ``llm`` is a :class:`pipeline.llm.client.LLM` (cache, budget and cost accounting
     are its business). ``repairs`` is how many times a malformed answer is sent back
-    with its error before the case becomes an error verdict.
+    with its error before the case becomes an error verdict. ``progress`` receives the
+    client's progress snapshots (``pipeline.llm.costs.ProgressPrinter`` prints them).
     """
 
     def __init__(
@@ -195,8 +196,10 @@ class LLMJudge:
         max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS,
         temperature: float = 0.0,
         max_tokens: int = 1024,
+        progress: Callable | None = None,
     ) -> None:
         self.llm = llm
+        self.progress = progress  # default callback of judge_many (the CLI's progress line)
         spec = getattr(llm, "spec", None)
         label = f"{spec.provider}:{spec.model}" if spec is not None else "llm"
         self.name = f"{JUDGE_ID}:{label}"
@@ -303,7 +306,8 @@ class LLMJudge:
                 break
             try:
                 answers = self.llm.chat_many(
-                    [self._request(messages[i]) for i in pending], progress=progress
+                    [self._request(messages[i]) for i in pending],
+                    progress=progress or self.progress,
                 )
             except LLMError as exc:  # raised before any call: a missing key, no price
                 answers = [exc] * len(pending)
@@ -370,6 +374,7 @@ def make_judge(
     *,
     screenshots_dir: Path | None = None,
     recalculate: bool = True,
+    progress: Callable | None = None,
     **llm_overrides,
 ):  # noqa: ANN201 - Judge
     """The judge backend for a configured choice: ``checker`` (the deterministic
@@ -392,4 +397,6 @@ def make_judge(
     assert llm is not None
     llm.check_key()
     llm.check_price()
-    return LLMJudge(llm, screenshots_dir=screenshots_dir, recalculate=recalculate)
+    return LLMJudge(
+        llm, screenshots_dir=screenshots_dir, recalculate=recalculate, progress=progress
+    )
