@@ -8,6 +8,7 @@ CLI and the Dagster UI share one code path and one run history.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -146,6 +147,31 @@ def _print_status(root: Path) -> None:
 def status(data_root: Path = typer.Option(None, help="Data root.")) -> None:
     """Row counts of every warehouse table and the quarantine."""
     _print_status(data_paths(data_root).root)
+
+
+@app.command()
+def llm(
+    data_root: Path = typer.Option(None, help="Data root."),
+    clear: bool = typer.Option(False, "--clear", help="Delete every cached LLM response."),
+) -> None:
+    """LLM spend from the call log (per model and purpose) and the response cache size;
+    ``--clear`` empties the cache (the next run buys every response again)."""
+    from pipeline.llm.cache import ResponseCache, summarize_log
+
+    root = data_paths(data_root).cache / "llm"
+    cache = ResponseCache(root, "on")
+    if clear:
+        console.print(f"removed {cache.clear()} cached responses from {root}")
+        return
+    rows = summarize_log(root / "calls.jsonl")
+    table = Table("model", "purpose", "calls", "cached", "errors", "tokens in", "tokens out", "USD")
+    for r in rows:
+        table.add_row(r["model"], r["purpose"], str(r["calls"]), str(r["cache_hits"]),
+                      str(r["errors"]), f"{r['input_tokens']:,}", f"{r['output_tokens']:,}",
+                      f"{r['cost_usd']:.4f}")  # fmt: skip
+    console.print(table)
+    spent = sum(r["cost_usd"] for r in rows)
+    console.print(f"{len(cache)} cached responses in {root}; ${spent:.4f} spent in total")
 
 
 @app.command()
@@ -327,15 +353,26 @@ def judge(
     near_misses: bool = typer.Option(
         False, help="Folder self-check: also judge one generated near-miss per task."
     ),
+    backend: list[str] = typer.Option(
+        ["checker"],
+        "--backend",
+        help="Judge backend: checker (deterministic), openai:MODEL or anthropic:MODEL. "
+        "Repeat to run several; each gets its own subfolder of --out.",
+    ),
     labels: Path = typer.Option(None, exists=True, help="Human labels (CSV/JSONL: case_id,label)."),
+    budget_usd: float = typer.Option(
+        None, help="LLM backends: stop issuing paid calls once this much (USD) is spent."
+    ),
     screenshots: bool = typer.Option(False, help="Render sheet screenshots with LibreOffice."),
     recalculate: bool = typer.Option(
         True, help="Compute formulas saved without a value with LibreOffice before judging."
     ),
 ) -> None:
-    """Judge output workbooks against references (deterministic checker backend)."""
+    """Judge output workbooks against references (checker and/or LLM backends); with
+    --labels, the agreement (accuracy, recall, precision) of each backend."""
+    import json
+
     from pipeline.judge import (
-        CheckerJudge,
         agreement,
         judge_batch,
         load_cases,
@@ -343,7 +380,28 @@ def judge(
         selfcheck_counts,
         spreadsheetbench_cases,
     )
+    from pipeline.judge.agreement import agreement_markdown, agreement_record
+    from pipeline.judge.llm_judge import make_judge
+    from pipeline.llm.client import LLMError
+    from pipeline.llm.costs import ProgressPrinter
 
+    choices = list(dict.fromkeys(backend or ["checker"]))
+    folders = {
+        c: out if len(choices) == 1 else out / re.sub(r"[^A-Za-z0-9_.-]", "_", c) for c in choices
+    }
+    human = load_human_labels(labels) if labels else None
+    judges = {}
+    for choice in choices:  # every key and price checked before any work
+        try:
+            judges[choice] = make_judge(
+                choice,
+                screenshots_dir=folders[choice] / "screenshots" if screenshots else None,
+                recalculate=recalculate,
+                progress=ProgressPrinter(),
+                **({"budget_usd": budget_usd} if budget_usd is not None else {}),
+            )
+        except LLMError as exc:
+            _fail_line(str(exc))
     if cases.is_dir():
         found = spreadsheetbench_cases(
             cases,
@@ -352,33 +410,53 @@ def judge(
         )
     else:
         found = load_cases(cases)
-    backend = CheckerJudge(out / "screenshots" if screenshots else None, recalculate=recalculate)
-    frame = judge_batch(found, out, judge=backend)
-    passed = int(frame["verdict"].sum() or 0)
-    errors = frame.filter(frame["status"] == "error").height
-    undecided = frame.filter(frame["status"] == "undecidable").height
-    console.print(
-        f"judged {len(frame)} cases: {passed} pass, {undecided} undecidable, "
-        f"{errors} exceptions; see {out / 'judgements.md'}",
-        highlight=False,
-    )
-    for c in selfcheck_counts(frame):
-        if c.role == "output":
-            continue
-        want = "pass" if c.role == "answer" else "fail"
+    agreements = {}
+    for choice, backend_judge in judges.items():
+        folder = folders[choice]
+        frame = judge_batch(found, folder, judge=backend_judge)
+        passed = int(frame["verdict"].sum() or 0)
+        errors = frame.filter(frame["status"] == "error").height
+        undecided = frame.filter(frame["status"] == "undecidable").height
         console.print(
-            f"  {c.role}: {c.as_expected}/{c.n} {want} ({c.undecidable} undecidable, "
-            f"{c.errors} exceptions)",
+            f"{backend_judge.name}: judged {len(frame)} cases: {passed} pass, {undecided} "
+            f"undecidable, {errors} exceptions; see {folder / 'judgements.md'}",
             highlight=False,
         )
-    if labels:
-        agree = agreement(frame, load_human_labels(labels))
-        console.print(
-            f"agreement with {labels.name}: accuracy {agree.accuracy}, "
-            f"precision {agree.precision}, recall {agree.recall} "
-            f"(tp {agree.tp}, fp {agree.fp}, fn {agree.fn}, tn {agree.tn})",
-            highlight=False,
+        llm = getattr(backend_judge, "llm", None)
+        if llm is not None:
+            st = llm.stats
+            console.print(
+                f"  {llm.spec}: {st.get('requests', 0)} requests, {st.get('cache_hits', 0)} "
+                f"cached, {st.get('input_tokens', 0)} input / {st.get('output_tokens', 0)} "
+                f"output tokens, ${float(st.get('cost_usd') or 0):.4f}",
+                highlight=False,
+            )
+        for c in selfcheck_counts(frame):
+            if c.role == "output":
+                continue
+            want = "pass" if c.role == "answer" else "fail"
+            console.print(
+                f"  {c.role}: {c.as_expected}/{c.n} {want} ({c.undecidable} undecidable, "
+                f"{c.errors} exceptions)",
+                highlight=False,
+            )
+        if human is not None:
+            agree = agreement(frame, human)
+            agreements[backend_judge.name] = agree
+            console.print(
+                f"  agreement with {labels.name}: accuracy {agree.accuracy}, "
+                f"precision {agree.precision}, recall {agree.recall} "
+                f"(tp {agree.tp}, fp {agree.fp}, fn {agree.fn}, tn {agree.tn}, "
+                f"undecided {agree.undecided})",
+                highlight=False,
+            )
+    if agreements:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "agreement.md").write_text(agreement_markdown(agreements, labels.name))
+        (out / "agreement.json").write_text(
+            json.dumps({k: agreement_record(a) for k, a in agreements.items()}, indent=2)
         )
+        console.print(f"agreement: {out / 'agreement.md'}", highlight=False)
 
 
 @app.command()

@@ -7,7 +7,8 @@ columns, autofilters), ``compare`` (one cell against the reference), ``checker``
 (the deterministic checker built from diff_ref), ``evidence`` (diffs, snapshots,
 prompts), ``render`` (the cell encoding, snapshots, screenshots), ``backend`` (judge
 backends and verdicts), ``batch`` (case lists, batch runs, dataset self-checks),
-``nearmiss`` (near-miss outputs), ``agreement`` (against human labels).
+``nearmiss`` (near-miss outputs), ``agreement`` (against human labels), ``llm_judge``
+(the LLM backend; its client is imported only when a model is asked).
 """
 
 from pipeline.judge.agreement import Agreement, agreement, load_human_labels
@@ -41,6 +42,7 @@ from pipeline.judge.evidence import (
     gather_evidence,
     render_prompt,
 )
+from pipeline.judge.llm_judge import LLMJudge, make_judge
 from pipeline.judge.nearmiss import NearMiss, write_near_miss
 from pipeline.judge.scope import Scope, ScopeRange, parse_answer_position, resolve_scope
 
@@ -57,6 +59,7 @@ __all__ = [
     "Judge",
     "JudgeCase",
     "Judgement",
+    "LLMJudge",
     "NearMiss",
     "Scope",
     "ScopeRange",
@@ -69,6 +72,7 @@ __all__ = [
     "judgements_markdown",
     "load_cases",
     "load_human_labels",
+    "make_judge",
     "parse_answer_position",
     "render_prompt",
     "resolve_scope",

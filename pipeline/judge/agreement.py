@@ -103,3 +103,44 @@ def agreement(
             tn += 1
     unlabelled = sum(1 for c in verdicts if c not in labels)
     return Agreement(tp + fp + fn + tn, tp, fp, fn, tn, undecided, unlabelled, missing)
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def agreement_markdown(results: Mapping[str, Agreement], labels_name: str = "labels") -> str:
+    """One table row per judge backend: accuracy, recall, precision and the counts."""
+    lines = [
+        f"# Judge agreement with {labels_name}",
+        "",
+        "PASS is the positive class; undecided = labelled cases the judge gave no verdict "
+        "(errors included), missing = labelled cases not judged.",
+        "",
+        "| judge | n | accuracy | recall | precision | tp | fp | fn | tn | undecided | missing |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, a in results.items():
+        lines.append(
+            f"| {name} | {a.n} | {_figure(a.accuracy)} | {_figure(a.recall)} | "
+            f"{_figure(a.precision)} | {a.tp} | {a.fp} | {a.fn} | {a.tn} | {a.undecided} | "
+            f"{a.missing} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def agreement_record(a: Agreement) -> dict:
+    """The figures of an agreement as a JSON-ready dict."""
+    return {
+        "n": a.n,
+        "accuracy": a.accuracy,
+        "recall": a.recall,
+        "precision": a.precision,
+        "tp": a.tp,
+        "fp": a.fp,
+        "fn": a.fn,
+        "tn": a.tn,
+        "undecided": a.undecided,
+        "unlabelled": a.unlabelled,
+        "missing": a.missing,
+    }

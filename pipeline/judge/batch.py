@@ -28,6 +28,7 @@ from pipeline.judge.evidence import JudgeCase
 from pipeline.judge.nearmiss import write_near_miss
 
 ROLES = ("answer", "input")
+BATCH_CHUNK = 32  # cases per judge_many call (bounds the evidence held at once)
 
 
 def _tasks(root: Path) -> list[dict]:
@@ -163,6 +164,32 @@ def _prepare_near_miss(case: JudgeCase, backend: Judge) -> str | None:
     return None if made is not None else "no near-miss: the task has nothing to change"
 
 
+def _judged(
+    cases: list[JudgeCase], backend: Judge, chunk: int = BATCH_CHUNK
+) -> Iterable[Judgement]:
+    """Judgements in case order: one by one, or ``chunk`` cases at a time through a
+    backend's ``judge_many`` (an LLM judge's concurrent calls). Near-miss cases of a
+    self-check get their output written first."""
+    many = getattr(backend, "judge_many", None)
+    for start in range(0, len(cases), chunk if many else 1):
+        part = cases[start : start + (chunk if many else 1)]
+        ready: dict[int, Judgement] = {}
+        for k, case in enumerate(part):
+            problem = _prepare_near_miss(case, backend) if case.role == "near_miss" else None
+            if problem is not None:
+                j = Judgement(
+                    case.case_id, backend.name, case.task_kind, None, problem, error=problem
+                )
+                j.role, j.expected = case.role, case.expected
+                ready[k] = j
+        todo = [k for k in range(len(part)) if k not in ready]
+        if many:
+            ready.update(zip(todo, many([part[k] for k in todo]), strict=True))
+        else:
+            ready.update((k, backend.judge(part[k])) for k in todo)
+        yield from (ready[k] for k in range(len(part)))
+
+
 def judge_batch(
     cases: Iterable[JudgeCase] | str | Path,
     out_dir: str | Path,
@@ -183,17 +210,11 @@ def judge_batch(
         cases = load_cases(cases)
     backend = judge or CheckerJudge(out_dir / "screenshots" if screenshots else None)
     rows = []
-    for case in cases:
-        problem = _prepare_near_miss(case, backend) if case.role == "near_miss" else None
-        if problem is not None:
-            j = Judgement(case.case_id, backend.name, case.task_kind, None, problem, error=problem)
-            j.role, j.expected = case.role, case.expected
-        else:
-            j = backend.judge(case)
+    for j in _judged(list(cases), backend):
         rows.append(j.row())
         body = j.evidence.prompt if j.evidence else ""
-        (out_dir / "cases" / f"{_safe(case.case_id)}.md").write_text(
-            f"# {case.case_id}\n\nVerdict: {j.verdict}\n\n{j.rationale}\n\n{body}\n"
+        (out_dir / "cases" / f"{_safe(j.case_id)}.md").write_text(
+            f"# {j.case_id}\n\nVerdict: {j.verdict}\n\n{j.rationale}\n\n{body}\n"
             + (f"\n## Error\n```\n{j.error}\n```\n" if j.error else "")
         )
     frame = pl.DataFrame(rows, schema=JUDGEMENTS_SCHEMA)

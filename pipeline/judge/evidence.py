@@ -219,13 +219,14 @@ def _encode_all(wb: Workbook) -> str:
     return "\n\n".join(encode_sheet(s) for s in wb.sheets.values()) or "(empty workbook)"
 
 
-def render_prompt(case: JudgeCase, evidence: Evidence) -> str:
-    """The judge prompt for the case's task kind (modify / generate / qa)."""
+def render_prompt(case: JudgeCase, evidence: Evidence, verdict_format: str = VERDICT_FORMAT) -> str:
+    """The judge prompt for the case's task kind (modify / generate / qa);
+    ``verdict_format`` is the answer format asked for (the LLM judge asks for its own)."""
     template = PROMPTS[case.task_kind]
     return template.format(
         instruction=case.instruction,
         rubric=RUBRIC,
-        verdict_format=VERDICT_FORMAT,
+        verdict_format=verdict_format,
         diff_ref=evidence.diff_ref.markdown() if evidence.diff_ref else "(none)",
         diff_model=evidence.diff_model.markdown() if evidence.diff_model else "(none)",
         snapshot_input=evidence.snapshots.get("input", "(none)"),
