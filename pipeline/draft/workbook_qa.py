@@ -80,12 +80,19 @@ def _span(labels: list[str]) -> str:
     return f"'{named[0]}' through '{named[-1]}'"
 
 
-def question_for(anchor: dict, file_name: str, places: int) -> str:
+def release_file(workbook_sha256: str) -> str:
+    """Where a release ships the workbook a QA task reads (``files/<sha256>.xlsx``): a
+    file name alone does not name a workbook (versions share names)."""
+    return f"files/{workbook_sha256}.xlsx"
+
+
+def question_for(anchor: dict, file_name: str, places: int, shipped: str | None = None) -> str:
     """The question a colleague would ask, naming the cells exactly: "What is the total of
     'Amount' for 'item 1' through 'item 4' (cells B2:B5 of sheet 'Budget' in workbook
-    'budget.xlsx')?" (a total row) or "What is the total of 'Q1' through 'Q4' for 'Rent'
-    (cells ...)?" (a total column)."""
-    where = f"cells {anchor['range']} of sheet '{anchor['sheet']}' in workbook '{file_name}'"
+    'budget.xlsx', file files/<sha256>.xlsx)?" (a total row) or "What is the total of 'Q1'
+    through 'Q4' for 'Rent' (cells ...)?" (a total column)."""
+    book = f"'{file_name}', file {shipped}" if shipped else f"'{file_name}'"
+    where = f"cells {anchor['range']} of sheet '{anchor['sheet']}' in workbook {book}"
     span = _span(list(anchor["member_labels"]))
     header = f"'{anchor['header']}'" if anchor["header"] else ""
     if anchor["axis"] == "column":
@@ -196,7 +203,12 @@ def known_wrong(anchor: dict, key: Decimal, places: int, values: _Values, previo
 
 
 def draft_row(
-    anchor: dict, file_name: str, sheet_index: int, values: _Values, previous
+    anchor: dict,
+    file_name: str,
+    sheet_index: int,
+    values: _Values,
+    previous,
+    shipped: str | None = None,
 ) -> dict | None:
     members = [Decimal(v) for v in anchor["member_values"]]
     if sum(m != 0 for m in members) < 2:
@@ -228,13 +240,13 @@ def draft_row(
     return {
         "task_id": task_id,
         "kind": KIND,
-        "question": question_for(anchor, file_name, places),
+        "question": question_for(anchor, file_name, places, shipped),
         "oracle_source": oracle_source(task_id, anchor, places, unit),
         "known_wrong": known_wrong(anchor, key, places, values, previous),
         "unit": unit,
         "precision": places,
         "sources": sources,
-        "source_docs": [file_name],
+        "source_docs": [shipped or file_name],
         "multi_document": False,
         "quality": "clear",
         "expected_answer": str(key),
@@ -262,6 +274,9 @@ def draft_workbook_qa(
     anchors = check_schema(anchors, WORKBOOK_ANCHORS_SCHEMA, "workbook_anchors")
     previous = dict(previous or {})
     names = dict(zip(workbooks["workbook_id"], workbooks["file_name"], strict=True))
+    readable = {  # the .xlsx a solver opens: LibreOffice's conversion of an .xls
+        w: c or w for w, c in workbooks.select("workbook_id", "converted_sha256").iter_rows()
+    }
     index = {
         (w, s): i for w, s, i in sheets.select("workbook_id", "sheet", "sheet_index").iter_rows()
     }
@@ -282,6 +297,7 @@ def draft_workbook_qa(
                 index.get((wid, anchor["sheet"]), 0),
                 values,
                 previous,
+                release_file(readable.get(wid, wid)),
             )
             if row is not None:
                 drafted.append(row)

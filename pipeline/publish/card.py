@@ -107,7 +107,9 @@ is computed by a short Python *oracle* program shipped with the release
 - `qa_examples` (split `dev`, {examples.height} tasks): worked examples with their keys,
   acceptance intervals and known-wrong answers.
 
-The keys of `qa` are in `private/qa_answers.parquet` (not a public config).
+The keys of `qa` are in `private/qa_answers.parquet` (not a public config). Workbook
+tasks (kind `workbook_total`: a cell computed by a SUM, re-added from its members) name
+the workbook they read by its file in the release, `files/<sha256>.xlsx`.
 {_workflows_section(workflows)}
 ```python
 from datasets import load_dataset

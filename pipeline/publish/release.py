@@ -15,6 +15,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -109,6 +110,30 @@ def _answers(accepted: pl.DataFrame, oracle_sha: dict[str, str]) -> pl.DataFrame
     )
 
 
+def _ship_workbooks(staging: Path, accepted: pl.DataFrame, blobs: BlobStore | None) -> None:
+    """Copy the workbooks QA tasks read (``source_docs`` entries ``files/<sha256>.xlsx``,
+    :func:`pipeline.draft.workbook_qa.release_file`) into the release."""
+    shipped = sorted(
+        {
+            doc
+            for docs in accepted["source_docs"].to_list()
+            for doc in docs or []
+            if doc.startswith("files/") and doc.endswith(".xlsx")
+        }
+    )
+    if shipped and blobs is None:
+        raise ValueError(f"{len(shipped)} workbook(s) to ship but no blob store given")
+    for rel in shipped:
+        sha = rel.removeprefix("files/").removesuffix(".xlsx")
+        target = staging / rel
+        if target.exists():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(blobs.local_path(sha), target)
+        if sha256_file(target) != sha:
+            raise ValueError(f"blob {sha}: its bytes no longer hash to its name")
+
+
 def publish_release(
     tasks: pl.DataFrame,
     drafts: pl.DataFrame,
@@ -137,6 +162,7 @@ def publish_release(
     validate_version(version)
     if workflow_tasks is not None and blobs is None:
         raise ValueError("workflow tasks need the blob store their workbooks are in")
+    # the workbooks of workbook QA tasks are shipped too (``_ship_workbooks``)
     releases_dir = Path(releases_dir)
     target = releases_dir / version
     if target.exists():
@@ -215,6 +241,7 @@ def _publish(
             (staging / rel).parent.mkdir(parents=True, exist_ok=True)
             frame.write_parquet(staging / rel, compression="zstd")
         workflows, blobs = workflow_side
+        _ship_workbooks(staging, accepted, blobs)
         workflows_public = None
         if workflows is not None and blobs is not None:
             workflows_public, _ = write_workflows(staging, workflows, blobs)

@@ -1,4 +1,5 @@
-"""Duplicate drafts: same kind and source cells, or a near-identical question with the same key."""
+"""Duplicate drafts: same kind and source cells, or a near-identical question with the same
+key; and ambiguous ones: the same question with different keys."""
 
 from __future__ import annotations
 
@@ -40,4 +41,25 @@ def near_duplicate_questions(tasks: pl.DataFrame) -> dict[str, str]:
                 if score >= NEAR_IDENTICAL:
                     found[ids[j]] = ids[i]
                     break
+    return found
+
+
+def ambiguous_questions(tasks: pl.DataFrame) -> dict[str, str]:
+    """task_id -> another task_id whose question reads the same (after lower-casing and
+    stripping punctuation) but whose key differs: the question cannot be answered
+    exactly, so neither is a task.
+
+    ``tasks``: task_id, question, answer.
+    """
+    found: dict[str, str] = {}
+    keyed = tasks.filter(pl.col("answer").is_not_null()).with_columns(
+        norm=pl.col("question").map_elements(utils.default_process, return_dtype=pl.String)
+    )
+    for _, group in keyed.group_by("norm", maintain_order=True):
+        if group["answer"].n_unique() < 2:
+            continue
+        ids, answers = group["task_id"].to_list(), group["answer"].to_list()
+        for i, task_id in enumerate(ids):
+            other = next(j for j in range(len(ids)) if answers[j] != answers[i])
+            found[task_id] = ids[other]
     return found

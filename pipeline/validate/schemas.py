@@ -41,6 +41,7 @@ RULES = (
     "drafter_key_mismatch",
     "duplicate",
     "near_duplicate",
+    "ambiguous_question",
     "contaminated",
     "unconfirmed_input",
     "unreadable_label",

@@ -4,7 +4,9 @@ Rules (ARCHITECTURE.md, "Validation"), each reason starting with its rule name:
 ``no_oracle``; ``oracle_failed`` (error, timeout, memory, killed, or rejected by the
 sandbox's static rules); ``no_known_wrong``; ``known_wrong_inside_interval``;
 ``key_outside_interval``; ``duplicate`` (same kind and source cells) and
-``near_duplicate`` (near-identical question, same key); ``contaminated`` (the key is
+``near_duplicate`` (near-identical question, same key); ``ambiguous_question`` (the
+same question as another draft with a different key: it cannot be answered exactly);
+``contaminated`` (the key is
 printed elsewhere in the archive); ``unconfirmed_input`` (a source cell no total of its
 table confirms). Two more guard the drafter itself: ``interval_too_wide`` (wider than
 one unit of the asked precision) and ``drafter_key_mismatch`` (the oracle's key differs
@@ -32,7 +34,11 @@ from pipeline.draft.workbook_qa import WORKBOOK_KINDS
 from pipeline.store import check_schema, run_sql
 from pipeline.validate.connection import connect
 from pipeline.validate.contamination import contamination_hits
-from pipeline.validate.dedupe import duplicate_sources, near_duplicate_questions
+from pipeline.validate.dedupe import (
+    ambiguous_questions,
+    duplicate_sources,
+    near_duplicate_questions,
+)
 from pipeline.validate.labels import label_problem
 from pipeline.validate.reading import ReadingContext, question_reasons
 from pipeline.validate.schemas import TASKS_SCHEMA
@@ -268,7 +274,13 @@ def _duplicates(
         },
     )
     near = near_duplicate_questions(candidates)
+    ambiguous = ambiguous_questions(candidates)
     for n, r in enumerate(rows):
+        if r["task_id"] in ambiguous:
+            reasons[n].append(
+                f"ambiguous_question: task {ambiguous[r['task_id']]} asks the same question "
+                "with a different key"
+            )
         if r["task_id"] in near and near[r["task_id"]] != r["task_id"]:
             reasons[n].append(
                 f"near_duplicate: question near-identical to task {near[r['task_id']]} "

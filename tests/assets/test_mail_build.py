@@ -140,3 +140,26 @@ def test_workbook_qa_keys_are_the_generators_totals(built):
     for t in tasks.iter_rows(named=True):
         step = Decimal(1).scaleb(-t["precision"])
         assert Decimal(t["answer"]) == Decimal(cached[t["task_id"]]).quantize(step), t["task_id"]
+
+
+def test_workbook_qa_names_its_workbook_file_and_the_release_ships_it(built):
+    from pipeline.draft.workbook_qa import KIND
+
+    _, _, release = _mail(built)
+    public = pl.concat(
+        [
+            pl.read_parquet(release / "data/qa/test.parquet").select(
+                "kind", "question", "source_docs"
+            ),
+            pl.read_parquet(release / "data/qa_examples/dev.parquet").select(
+                "kind", "question", "source_docs"
+            ),
+        ]
+    ).filter(pl.col("kind") == KIND)
+    assert public.height > 0
+    for row in public.iter_rows(named=True):
+        (doc,) = row["source_docs"]
+        assert doc.startswith("files/") and doc in row["question"]
+        assert (release / doc).is_file()
+    # no two published questions read the same
+    assert public["question"].n_unique() == public.height

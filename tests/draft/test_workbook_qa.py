@@ -50,8 +50,10 @@ def test_drafts_have_the_scanned_drafts_schema_and_name_their_cells(two_versions
     row = v2_total.row(0, named=True)
     assert row["question"] == (
         "What is the total of 'Amount' for 'item 1' through 'item 4' (cells B2:B5 of sheet "
-        "'Budget' in workbook 'budget_v2.xlsx')? Give the answer to 1 decimal place(s)."
+        f"'Budget' in workbook 'budget_v2.xlsx', file files/{ids['budget_v2.xlsx']}.xlsx)? "
+        "Give the answer to 1 decimal place(s)."
     )
+    assert row["source_docs"] == [f"files/{ids['budget_v2.xlsx']}.xlsx"]
     assert row["expected_answer"] == "560.0" and row["precision"] == 1
     assert [(s["row_idx"], s["col_idx"]) for s in row["sources"]] == [
         (2, 2),
@@ -146,13 +148,20 @@ def test_validation_accepts_the_drafts_with_known_wrongs(two_versions):
     assert tasks.filter(pl.col("status") == "accepted").height == 2
 
 
-def test_a_released_workbook_task_audits_clean_and_fails_on_a_tampered_cell(two_versions):
+def test_a_released_workbook_task_audits_clean_and_fails_on_a_tampered_cell(
+    two_versions, tmp_path
+):
     from pipeline.publish import audit_release, publish_release
+    from pipeline.store import BlobStore
 
     out, ids, anchors, warehouse = two_versions
     drafts = _drafts(out, anchors, {ids["budget_v2.xlsx"]: ids["budget_v1.xlsx"]})
     tasks = validate_drafts(drafts, warehouse.root, build_contamination_index(warehouse.root))
-    release = publish_release(tasks, drafts, warehouse.root.parent / "releases", "1.0")
+    releases = warehouse.root.parent / "releases"
+    blobs = BlobStore(str(tmp_path / "blobs"))
+    release = publish_release(tasks, drafts, releases, "1.0", blobs=blobs)
+    for doc in {d for docs in tasks["source_docs"] for d in docs}:
+        assert (release / doc).is_file()  # the workbooks the questions name are shipped
     report = audit_release(release, warehouse.root)
     assert report.ok, report.render()
     assert report.n_oracles == report.n_reproduced == 2
@@ -165,11 +174,12 @@ def test_a_released_workbook_task_audits_clean_and_fails_on_a_tampered_cell(two_
 
 
 def test_a_row_total_is_asked_by_its_column_headers_and_row_label(two_versions):
-    out, _, anchors, _ = two_versions
+    out, ids, anchors, _ = two_versions
     drafts = _drafts(out, anchors)
     questions = set(drafts.filter(pl.col("question").str.contains("B2:C2"))["question"])
     assert questions == {
         f"What is the total of 'Amount' through 'Tax' for 'item 1' (cells B2:C2 of sheet "
-        f"'Budget' in workbook '{name}')? Give the answer to a whole number."
+        f"'Budget' in workbook '{name}', file files/{ids[name]}.xlsx)? Give the answer to a "
+        "whole number."
         for name in ("budget_v1.xlsx", "budget_v2.xlsx")
     }
