@@ -66,7 +66,7 @@ from pipeline.synth.spreadsheet_corpus import (
     write_corpus_files,
 )
 
-GENERATOR_VERSION = 1  # bump whenever output bytes change, so default_mail_corpus regenerates
+GENERATOR_VERSION = 2  # bump whenever output bytes change, so default_mail_corpus regenerates
 DEFAULT_MAIL_PARAMS: dict[str, int] = {
     "workbook_threads": 14,
     "partial_threads": 5,

@@ -24,7 +24,15 @@ from dataclasses import dataclass, field
 
 from openpyxl.utils import get_column_letter
 
-from pipeline.synth.workbook_model import Book, Key, address, evaluate, insert, moved_formula
+from pipeline.synth.workbook_model import (
+    Book,
+    Key,
+    address,
+    evaluate,
+    evaluate_cell,
+    insert,
+    moved_formula,
+)
 from pipeline.synth.workbook_templates import (
     COUNTERPARTIES,
     INT,
@@ -96,6 +104,60 @@ def _header(st: _State, c: int) -> str:
 def _label(st: _State, r: int) -> str:
     cell = st.book.sheets[st.lay.sheet].get((r, 1))
     return str(cell.value) if cell else f"row {r}"
+
+
+def _sum_of(st: _State, c: int) -> float:
+    """The sum a person sees of column ``c``'s data rows (what they would type)."""
+    memo: dict = {}
+    lay = st.lay
+    total = 0.0
+    for r in lay.data_rows:
+        v = evaluate_cell(st.book, lay.sheet, (r, c), memo)
+        total += float(v) if isinstance(v, (int, float)) else 0.0
+    return round(total, 2)
+
+
+def _retype_totals(st: _State) -> str:
+    """After a step's edits, the person types the new value of every typed total whose
+    detail changed (an input, a side-sheet constant feeding a formula column), as the
+    phrase that tells them to; a stale typed total would leave the table wrong (shares
+    no longer adding up to 100%)."""
+    lay = st.lay
+    done = []
+    for c in lay.hardcoded:
+        cell = st.book.sheets[lay.sheet][(lay.total_row, c)]
+        old, new = cell.value, _sum_of(st, c)
+        if new == old:
+            continue
+        cell.value = new
+        addr = address(lay.total_row, c)
+        st.edit("value_changed", lay.sheet, addr, before=old, after=new)
+        done.append(f"{addr} to {_fmt_num(new)}")
+    if not done:
+        return ""
+    noun = "total" if len(done) == 1 else "totals"
+    return f", and update the typed {noun} in {' and '.join(done)}"
+
+
+def _sum_typed_totals(st: _State, cols: list[int], why: str) -> str:
+    """Typed totals of ``cols`` replaced by ``SUM`` formulas over the (grown) detail, as a
+    person does when inserting rows or columns would otherwise leave them wrong."""
+    lay = st.lay
+    done = []
+    for c in [c for c in lay.hardcoded if c in cols]:
+        lay.hardcoded.remove(c)
+        cell = st.book.sheets[lay.sheet][(lay.total_row, c)]
+        f = f"=SUM({_col(c)}{lay.first_row}:{_col(c)}{lay.last_row})"
+        st.edit(
+            "value_to_formula", lay.sheet, address(lay.total_row, c), before=cell.value, after=f
+        )
+        cell.value, cell.formula = None, f
+        done.append(address(lay.total_row, c))
+    if not done:
+        return ""
+    which = " and ".join(done)
+    noun = "total" if len(done) == 1 else "totals"
+    return f", and replace the typed {noun} in {which} with a SUM formula so {why}"
 
 
 def op_change_input(st: _State) -> str:
@@ -261,7 +323,9 @@ def op_insert_row(st: _State) -> str:
         st.book.set(lay.sheet, f"C{at}", rng.choice(PRODUCTS))
     st.edit("row_inserted", lay.sheet, f"{at}:{at}")
     what = {"budget": "line", "positions": "deal", "allocation": "department", "pnl": "book"}
-    return f"add a {what[lay.template]} for {name} under {_label(st, above)}"
+    return f"add a {what[lay.template]} for {name} under {_label(st, above)}" + _sum_typed_totals(
+        st, list(lay.hardcoded), "it includes the new row"
+    )
 
 
 def op_fix_hardcoded(st: _State) -> str:
@@ -320,9 +384,10 @@ def op_insert_column(st: _State) -> str:
             )
             st.edit("formula_changed", s, address(r, at + 1), before=old, after=cell.formula)
         st.edit("col_inserted", s, f"{col}:{col}")
+        fix = _sum_typed_totals(st, [at + 1], "it includes the new column")
         if lay.template == "budget":
-            return "insert a Q4 column before the Total and include it in the total"
-        return "insert an Adjustments column before the Total and add it in"
+            return "insert a Q4 column before the Total and include it in the total" + fix
+        return "insert an Adjustments column before the Total and add it in" + fix
     at = 4 if lay.template == "positions" else 3
     header = "Delivery point" if lay.template == "positions" else "Cost center"
     values = ("Henry Hub", "Katy", "Waha", "Chicago CG", "SoCal Border", "PJM West")
@@ -511,6 +576,7 @@ def build_family(
                 if name == "fix_hardcoded" and not lay.hardcoded:
                     ops[i] = name = "change_input"
                 phrases.append(OPS[name](st))
+            phrases[-1] += _retype_totals(st)
             if rng.random() < 0.4:
                 op_stamp(st)
             steps.append(Step(k, ops, _goal(rng, phrases), None))

@@ -10,7 +10,13 @@ Files written by openpyxl carry no cached formula values, which a real Excel fil
 always has (and ingestion would otherwise recompute with one LibreOffice start per
 file). The formulas this generator writes are a closed set (``SUM``/``MAX``/``MIN``
 over ranges and arithmetic on references), so :func:`evaluate` computes them and
-:func:`xlsx_bytes` writes the results as cached ``<v>`` values. Zip entry times and
+:func:`xlsx_bytes` writes the results as cached ``<v>`` values. They must be the values
+a spreadsheet program computes from the same formulas: full double precision, the
+formula's own evaluation order, no rounding the formula does not ask for (an earlier
+version rounded every intermediate result to 6 decimals, so ``=C5*Pool!$B$9`` cached
+the product of a rounded share, and nobody recalculating in Excel or LibreOffice could
+reproduce a task's reference). ``tests/synth/test_cached_values.py`` recalculates a
+sample with LibreOffice and compares. Zip entry times and
 the core properties' created/modified stamps are fixed, so the same book gives the
 same bytes.
 """
@@ -19,7 +25,9 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import decimal
 import io
+import math
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -180,6 +188,14 @@ _FUNCS = {
 }
 
 
+def _excel_round(x: object, digits: object = 0) -> float:
+    """Excel's ROUND: halves away from zero on the shortest decimal form of the value
+    (Python's ``round`` rounds halves to even on the binary value)."""
+    d = int(float(digits))  # type: ignore[arg-type]
+    exact = decimal.Decimal(repr(float(x)))  # type: ignore[arg-type]
+    return float(exact.quantize(decimal.Decimal(1).scaleb(-d), decimal.ROUND_HALF_UP))
+
+
 def evaluate_cell(book: Book, sheet: str, key: Key, memo: dict) -> object:
     """The value of one cell, computing its formula (memoised in ``memo``)."""
     if (sheet, key) in memo:
@@ -191,10 +207,10 @@ def evaluate_cell(book: Book, sheet: str, key: Key, memo: dict) -> object:
         return cell.value
     memo[(sheet, key)] = None  # cycle guard
     env: dict[str, object] = {
-        "_sum": lambda *a: sum(_num(_flat(a))),
+        "_sum": lambda *a: math.fsum(_num(_flat(a))),
         "_max": lambda *a: max(_num(_flat(a)) or [0.0]),
         "_min": lambda *a: min(_num(_flat(a)) or [0.0]),
-        "_round": lambda x, d=0: round(float(x), int(d)),
+        "_round": _excel_round,
     }
     expr: list[str] = []
     for i, item in enumerate(Tokenizer(cell.formula).items):
@@ -231,7 +247,7 @@ def evaluate_cell(book: Book, sheet: str, key: Key, memo: dict) -> object:
         value = eval("".join(expr), {"__builtins__": {}}, env)  # noqa: S307 - closed grammar
     except ZeroDivisionError:
         value = 0.0
-    value = round(float(value), 6)
+    value = float(value)  # full precision, as a spreadsheet stores it
     memo[(sheet, key)] = value
     return value
 

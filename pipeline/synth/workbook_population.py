@@ -21,6 +21,7 @@ import datetime as dt
 import hashlib
 import io
 import json
+import math
 import random
 import re
 import zipfile
@@ -137,11 +138,11 @@ def _with_total(rows: list[list[object]]) -> list[list[object]]:
     """The grid with its Value formulas (=C*D) and a SUM row, values computed."""
     out: list[list[object]] = [list(rows[0])]
     for r, row in enumerate(rows[1:], 2):
-        value = round(float(row[2]) * float(row[3]), 6)  # type: ignore[arg-type]
+        value = float(row[2]) * float(row[3])  # type: ignore[arg-type]  # as a spreadsheet computes it
         out.append([*row[:4], Formula(f"C{r}*D{r}", value)])
     last = len(rows)
-    volume = round(sum(float(row[2]) for row in out[1:]), 6)  # type: ignore[arg-type]
-    total = round(sum(row[4].value for row in out[1:]), 6)  # type: ignore[union-attr]
+    volume = math.fsum(float(row[2]) for row in out[1:])  # type: ignore[arg-type]
+    total = math.fsum(row[4].value for row in out[1:])  # type: ignore[union-attr]
     return [
         *out,
         [
