@@ -90,7 +90,7 @@ def _formula_values(data: bytes) -> dict[tuple[str, str], object]:
 
 def _same(ours: object, engine: object) -> bool:
     if isinstance(ours, (int, float)) and isinstance(engine, (int, float)):
-        return math.isclose(float(ours), float(engine), rel_tol=REL_TOL, abs_tol=1e-9)
+        return math.isclose(float(ours), float(engine), rel_tol=REL_TOL, abs_tol=0.0)
     return ours == engine
 
 
