@@ -314,13 +314,13 @@ def solve(
     """Run a model on a release's QA tasks and write responses.jsonl for `ledgerforge grade`."""
     from pipeline.grade.solve import solve_release
     from pipeline.llm.client import LLMError, make_llm
-    from pipeline.llm.spec import is_llm_choice
+    from pipeline.llm.client import is_llm_choice
 
     if not is_llm_choice(model):
         _fail_line(f"--model {model!r} is not a model: give openai:MODEL or anthropic:MODEL", 2)
     paths = data_paths(data_root)
     try:
-        llm = make_llm(model, paths, budget_usd=budget)
+        llm = make_llm(model, paths, **({} if budget is None else {"budget_usd": budget}))
         result = solve_release(
             release_dir,
             llm,

@@ -56,7 +56,7 @@ SYSTEM_PROMPT = (
     "rescaling, a negative number with a minus sign. Finish with one line of the form\n"
     "ANSWER: <number>"
 )
-BATCH = 16  # attempts per chat_many call: the unit written to the file at once
+BATCH = 32  # attempts per chat_many call: the unit written to the file at once
 
 
 @dataclass(frozen=True)
@@ -224,7 +224,8 @@ def response_record(task_id: str, agent: str, attempt: int, response: Any) -> di
         "response": response.text,
         "seconds": round(float(response.latency_s), 3),
         "tokens": int(response.input_tokens) + int(response.output_tokens),
-        "cost": float(response.cost_usd),
+        # what the answer cost when it was bought (a cache hit spends nothing now)
+        "cost": float(response.cached_cost_usd if response.cached else response.cost_usd),
         "cached": bool(response.cached),
         "request_hash": response.request_hash,
     }
@@ -235,16 +236,29 @@ def _stats(llm: Any) -> dict[str, Any]:
     return dict(stats) if isinstance(stats, dict) else {}
 
 
-def _progress_line(agent: str, done: int, total: int, stats: dict[str, Any]) -> str:
+def _progress_line(agent: str, done: int, total: int, asked: int, todo: int, stats) -> str:
+    """``solve openai:m: 48/120 attempts, 40 requests (8 cached), 91,204 tokens, $0.0412
+    spent, $0.1030 projected`` (projected: the spend so far per attempt asked, times the
+    attempts this run asks)."""
     tokens = int(stats.get("input_tokens", 0)) + int(stats.get("output_tokens", 0))
+    spent = float(stats.get("cost_usd", 0.0))
     line = (
         f"solve {agent}: {done}/{total} attempts, {stats.get('requests', 0)} requests "
-        f"({stats.get('cache_hits', 0)} cached), {tokens:,} tokens, "
-        f"${float(stats.get('cost_usd', 0.0)):.4f} spent"
+        f"({stats.get('cache_hits', 0)} cached), {tokens:,} tokens, ${spent:.4f} spent"
     )
-    if stats.get("projected_usd") is not None:
-        line += f", projected ${float(stats['projected_usd']):.4f}"
+    if asked:
+        line += f", ${spent / asked * todo:.4f} projected"
     return line
+
+
+def _needs_network(llm: Any, requests: list[Any]) -> bool:
+    """Whether any request misses the LLM layer's response cache (then a key is needed)."""
+    try:
+        from pipeline.llm.cache import request_hash
+
+        return any(llm.cache.get(request_hash(r.key_material(llm.spec))) is None for r in requests)
+    except AttributeError:  # a facade without a visible cache: assume it calls out
+        return True
 
 
 def solve_tasks(
@@ -287,27 +301,29 @@ def solve_tasks(
     if not todo:
         result.stats = _stats(llm)
         return result
-    llm.check_key()  # a missing key is an error before any work
     texts = SourceTexts(data_paths) if data_paths is not None else None
     if texts is not None:
         texts.load(task.sources for task, _ in todo)
+    requests = [
+        build_request(
+            task,
+            texts.text(task.sources) if texts is not None else "",
+            attempt,
+            temperature,
+            max_tokens,
+        )
+        for task, attempt in todo
+    ]
+    if _needs_network(llm, requests):
+        llm.check_key()  # a missing key is an error before any work, not after a batch
     if not _ends_cleanly(out):  # a line cut by a crash: start the next line on its own
         with out.open("a", encoding="utf-8") as handle:
             handle.write("\n")
     total = len(todo)
-    for start in range(0, total, max(1, batch)):
-        chunk = todo[start : start + batch]
-        requests = [
-            build_request(
-                task,
-                texts.text(task.sources) if texts is not None else "",
-                attempt,
-                temperature,
-                max_tokens,
-            )
-            for task, attempt in chunk
-        ]
-        answers = llm.chat_many(requests)
+    step = max(1, batch)
+    for start in range(0, total, step):
+        chunk = todo[start : start + step]
+        answers = llm.chat_many(requests[start : start + step])
         lines = []
         for (task, attempt), answer in zip(chunk, answers, strict=True):
             if isinstance(answer, BudgetExceeded):
@@ -324,9 +340,10 @@ def solve_tasks(
         result.written += len(lines)
         result.stats = _stats(llm)
         if progress is not None:
+            asked = start + len(chunk)
             progress(
                 _progress_line(
-                    agent, result.skipped + start + len(chunk), result.planned, result.stats
+                    agent, result.skipped + asked, result.planned, asked, total, result.stats
                 )
             )
         if result.budget_stopped:
