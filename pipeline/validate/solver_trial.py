@@ -316,4 +316,3 @@ def trial_summary(trial: pl.DataFrame) -> dict[str, Any]:
         "new_known_wrong": int(trial["new_known_wrong"].is_not_null().sum()),
         "cost_usd": float(trial["cost"].fill_null(0.0).sum()),
     }
-
