@@ -285,11 +285,14 @@ def solver_trial(
 def apply_solver_trial(tasks: pl.DataFrame, trial: pl.DataFrame) -> pl.DataFrame:
     """``tasks`` with each ``new_known_wrong`` of the trial added to its task's known-wrong
     list (reason and family ``"solver"``). Nothing else changes: flagged keys stay as
-    they are (the trial's ``review`` column is the flag)."""
+    they are (the trial's ``review`` column is the flag). A trial row whose ``key`` is not
+    the task's current key is stale (the task was redrafted since) and is not applied."""
     tasks = check_schema(tasks, TASKS_SCHEMA, "tasks")
+    keys = dict(zip(tasks["task_id"], tasks["answer"], strict=True))
     added = {
         r["task_id"]: r["new_known_wrong"]
         for r in trial.filter(pl.col("new_known_wrong").is_not_null()).iter_rows(named=True)
+        if keys.get(r["task_id"]) == r["key"]
     }
     if not added:
         return tasks

@@ -119,6 +119,13 @@ def test_solve_then_grade_end_to_end(sample, keys, tmp_path, provider):
     assert bool(verdicts.filter(verdicts["attempt"] == 2)["passed"].all())
     assert verdicts["cost"].sum() == pytest.approx(2 * n_tasks * expected_cost)
 
+    # no key value in anything written: responses, cache, call log, grading
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "calls.jsonl" for p in written)
+    for path in written:
+        data = path.read_bytes()
+        assert OPENAI_KEY.encode() not in data and ANTHROPIC_KEY.encode() not in data, path
+
 
 def test_resume_asks_nothing_twice_and_the_cache_makes_a_rerun_free(sample, keys, tmp_path):
     api = _agent(sample)
