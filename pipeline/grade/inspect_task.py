@@ -17,11 +17,22 @@ Run it (from the repository root, or with the project installed)::
     inspect eval pipeline/grade/inspect_task.py@ledgerforge_qa \\
         -T release_dir=data/releases/2026.11.0 -T data_root=data --epochs 3 \\
         --model anthropic/claude-haiku-4-5
-    # offline smoke test with Inspect's built-in mock model:
+    # smoke test with Inspect's built-in mock model (every answer "Default output…", so
+    # every sample fails with cause no_number):
     inspect eval pipeline/grade/inspect_task.py@ledgerforge_qa \\
         -T release_dir=data/releases/2026.11.0 --model mockllm/model
 
 Inspect's own model clients, keys and retries are used there (not :mod:`pipeline.llm`).
+Offline, ``--model mockllm/model`` on the command line needs tiktoken's ``o200k_base``
+file in its cache (``TIKTOKEN_CACHE_DIR``): mockllm estimates token usage with it when
+its outputs carry none. From Python, outputs with their usage need nothing
+(``tests/grade/test_inspect_task.py``)::
+
+    from inspect_ai import eval
+    from inspect_ai.model import get_model
+    eval(ledgerforge_qa(release_dir="data/releases/2026.11.0"),
+         model=get_model("mockllm/model", custom_outputs=outputs))
+
 The answer keys are read from ``private/qa_answers.parquet``, which must be present:
 the scorer runs where the keys are.
 """

@@ -31,11 +31,26 @@ def _reply(task: dict, i: int) -> str:
 
 
 @pytest.fixture
+def offline(monkeypatch):
+    """Any attempt to open a network connection fails the test."""
+    import socket
+
+    real_connect = socket.socket.connect
+
+    def connect(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            raise AssertionError(f"network access attempted: {address}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+
+
+@pytest.fixture
 def release(tmp_path: Path) -> tuple[Path, pl.DataFrame]:
     return build_release(tmp_path, n_tasks=8)
 
 
-def test_inspect_eval_with_mockllm_scores_like_ledgerforge_grade(release, tmp_path):
+def test_inspect_eval_with_mockllm_scores_like_ledgerforge_grade(release, tmp_path, offline):
     release_dir, tasks = release
     by_question = {}
     replies = {}
@@ -96,3 +111,29 @@ def test_grade_completion_reads_like_the_grader():
     assert slip.value == "I" and slip.metadata["cause"] == "known_wrong"
     assert grade_completion(key, "ANSWER: 1.2345 billion").metadata["cause"] == "unit"
     assert grade_completion(key, None).answer is None
+
+
+def test_inspect_task_reads_source_pages_and_runs_epochs(tmp_path, offline):
+    from tests.grade.llm_fixtures import build_sample_release
+
+    sample = build_sample_release(tmp_path / "data")
+
+    def answer(messages, tools, tool_choice, config):
+        prompt = messages[-1].text
+        assert "Source text" in prompt and "synth_bulletin_19" in prompt
+        key = next(r for r in sample.keys.values() if f"Question: {r['question']}\n" in prompt)
+        output = ModelOutput.from_content(model="mockllm", content=f"ANSWER: {key['answer']}")
+        output.usage = ModelUsage(input_tokens=100, output_tokens=5, total_tokens=105)
+        return output
+
+    log = inspect_eval(
+        ledgerforge_qa(release_dir=str(sample.release), data_root=str(sample.paths.root)),
+        model=get_model("mockllm/model", custom_outputs=answer),
+        epochs=2,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )[0]
+    assert log.status == "success", log.error
+    n_public = pl.read_parquet(sample.release / "data/qa/test.parquet").height
+    assert len(log.samples) == 2 * n_public
+    assert all(s.scores["ledgerforge_grader"].value == "C" for s in log.samples)
