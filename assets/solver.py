@@ -59,13 +59,10 @@ def solver_trial_table(context, lf: LedgerForge) -> dg.MaterializeResult:
     )
     wh.replace("solver_trial", trial, SOLVER_TRIAL_SCHEMA)
     summary = trial_summary(trial)
-    stats = llm.stats
     metadata = {
         "solver": choice,
         **{k: v for k, v in summary.items() if v is not None},
-        "llm_requests": stats.get("requests", 0),
-        "llm_cache_hits": stats.get("cache_hits", 0),
-        "llm_cost_usd": round(float(stats.get("cost_usd", 0.0)), 6),
+        **llm.metadata(),  # requests, cache hits, tokens, money spent and projected
     }
     flagged = trial.filter(pl.col("review"))
     if flagged.height:
