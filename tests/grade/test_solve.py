@@ -251,3 +251,24 @@ def test_cli_solve_then_grade(sample, keys, tmp_path, monkeypatch):
     assert f"graded {n_tasks} attempts" in graded.output
     bad = runner.invoke(app, ["solve", str(sample.release), "--model", "template"])
     assert bad.exit_code == 2 and "not a model" in bad.output
+
+
+def test_cli_budget_stop_exits_3_and_keeps_the_answers(sample, keys, tmp_path, monkeypatch):
+    api = _agent(sample)
+    config = tmp_path / "llm.yaml"
+    config.write_text(
+        "prices:\n  openai:gpt-test: {input: 0.4, output: 1.6}\n"
+        "defaults:\n  concurrency: 1\n  max_retries: 0\n  timeout_s: 5\n  budget_usd: null\n"
+    )
+    monkeypatch.setenv("LEDGERFORGE_LLM_CONFIG", str(config))
+    out = tmp_path / "responses.jsonl"
+    with use_transport(api.transport):
+        result = CliRunner().invoke(
+            app,
+            ["solve", str(sample.release), "--model", "openai:gpt-test", "--out", str(out),
+             "--budget", "0.000001", "--data-root", str(tmp_path / "d")],
+        )  # fmt: skip
+    assert result.exit_code == 3, result.output
+    assert "budget reached" in result.output and "1 attempts written" in result.output
+    attempts, _ = read_responses(out)
+    assert len(attempts) == 1 == len(api.calls)
