@@ -123,7 +123,7 @@ def public_tasks(release_dir: Path, split: str = "test") -> pl.DataFrame:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: release file missing (is {release_dir} a release?)")
     frame = pl.read_parquet(path, glob=False)
-    frame = check_schema(frame.select(list(QA_PUBLIC_SCHEMA)), QA_PUBLIC_SCHEMA, str(path))
+    frame = check_schema(frame, QA_PUBLIC_SCHEMA, str(path))
     return frame.sort("task_id")
 
 
