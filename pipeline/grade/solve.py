@@ -145,12 +145,18 @@ def release_solve_tasks(release_dir: Path, split: str = "test") -> list[SolveTas
 
 
 def format_request(precision: int | None, unit: str | None) -> str:
-    """The answer format sentence: unit and decimal places."""
+    """The answer format sentence: unit (when one is known) and decimal places."""
     parts = []
-    if unit:
+    if unit and unit.strip().lower() != "unknown":
         parts.append(f"Unit: {unit}.")
     if precision is not None:
-        places = "a whole number" if precision == 0 else f"{precision} decimal places"
+        places = (
+            "a whole number"
+            if precision == 0
+            else "1 decimal place"
+            if precision == 1
+            else f"{precision} decimal places"
+        )
         parts.append(f"Precision: {places}.")
     return " ".join(parts)
 

@@ -272,3 +272,13 @@ def test_cli_budget_stop_exits_3_and_keeps_the_answers(sample, keys, tmp_path, m
     assert "budget reached" in result.output and "1 attempts written" in result.output
     attempts, _ = read_responses(out)
     assert len(attempts) == 1 == len(api.calls)
+
+
+def test_format_request_states_unit_and_places():
+    from pipeline.grade.solve import format_request
+
+    assert format_request(1, "millions of dollars") == (
+        "Unit: millions of dollars. Precision: 1 decimal place."
+    )
+    assert format_request(0, "unknown") == "Precision: a whole number."
+    assert format_request(None, None) == ""
