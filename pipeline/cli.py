@@ -338,8 +338,7 @@ def solve(
 ) -> None:
     """Run a model on a release's QA tasks and write responses.jsonl for `ledgerforge grade`."""
     from pipeline.grade.solve import solve_release
-    from pipeline.llm.client import LLMError, make_llm
-    from pipeline.llm.client import is_llm_choice
+    from pipeline.llm.client import LLMError, is_llm_choice, make_llm
 
     if not is_llm_choice(model):
         _fail_line(f"--model {model!r} is not a model: give openai:MODEL or anthropic:MODEL", 2)
