@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import checks, mail, release, scans, tasks
+from assets import checks, mail, release, scans, solver, tasks
 from assets.resources import LedgerForge
 
-all_assets = dg.load_assets_from_modules([scans, mail, tasks, release])
+all_assets = dg.load_assets_from_modules([scans, mail, tasks, solver, release])
 all_checks = dg.load_asset_checks_from_modules([checks])
 
 # The maintainer's full rebuild, as a job: every asset and check.

@@ -321,6 +321,51 @@ def grade(
 
 
 @app.command()
+def solve(
+    release_dir: Path = typer.Argument(..., exists=True, file_okay=False, help="A release folder."),
+    model: str = typer.Option(
+        ..., help="The model to evaluate: openai:MODEL or anthropic:MODEL (key from the env)."
+    ),
+    k: int = typer.Option(1, "--k", min=1, help="Attempts per task."),
+    out: Path = typer.Option(Path("responses.jsonl"), help="Responses JSONL (appended to)."),
+    data_root: Path = typer.Option(
+        None,
+        help="Data root whose warehouse holds the source pages: the model reads the text of "
+        "each task's pages/cells. Without it the model gets the question alone.",
+    ),
+    budget: float = typer.Option(None, help="Stop issuing paid calls at this many US dollars."),
+    split: str = typer.Option("test", help="test (public tasks) or dev (worked examples)."),
+    fresh: bool = typer.Option(False, help="Start the responses file anew instead of resuming it."),
+) -> None:
+    """Run a model on a release's QA tasks and write responses.jsonl for `ledgerforge grade`."""
+    from pipeline.grade.solve import solve_release
+    from pipeline.llm.client import LLMError, is_llm_choice, make_llm
+
+    if not is_llm_choice(model):
+        _fail_line(f"--model {model!r} is not a model: give openai:MODEL or anthropic:MODEL", 2)
+    paths = data_paths(data_root)
+    try:
+        llm = make_llm(model, paths, **({} if budget is None else {"budget_usd": budget}))
+        result = solve_release(
+            release_dir,
+            llm,
+            k=k,
+            out=out,
+            resume=not fresh,
+            data_paths=paths if data_root is not None else None,
+            split=split,
+            progress=lambda line: console.print(line, markup=False, highlight=False),
+        )
+    except (LLMError, FileNotFoundError, ValueError) as exc:
+        _fail_line(str(exc))
+    console.print(result.summary(), markup=False, highlight=False, soft_wrap=True)
+    for error in result.errors[:10]:
+        console.print(f"  {error}", markup=False, highlight=False, soft_wrap=True)
+    if result.budget_stopped:
+        raise typer.Exit(3)
+
+
+@app.command()
 def report(
     grading_dir: Path = typer.Argument(
         ..., exists=True, file_okay=False, help="Output of `ledgerforge grade`."
