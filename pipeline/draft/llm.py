@@ -23,7 +23,9 @@ template's key: an oracle that computes anything else is caught as a key mismatc
 Candidates whose call was not issued because the budget cap was reached, or whose call
 failed after the SDK's retries, are left out of the drafts and counted in the stats
 (``skipped_budget``, ``failed``): every response already received is kept. Tokens and
-cost on each row add up every round of that candidate (0 cost for cache hits).
+cost on each row add up every round of that candidate, at what the answers cost when they
+were bought (a rerun from the cache writes the same rows; the money a run actually spends is
+in ``llm.stats``).
 """
 
 from __future__ import annotations
@@ -78,7 +80,8 @@ class Attempt:
 
     @property
     def cost(self) -> float:
-        return sum(r.cost_usd for r in self.responses)
+        # what the answers cost when bought: a rerun served from the cache records the same
+        return sum(r.cost_usd or r.cached_cost_usd for r in self.responses)
 
 
 @dataclass

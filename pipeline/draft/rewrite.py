@@ -152,7 +152,7 @@ def rewrite_drafts(
         tokens, cost, text = 0, 0.0, None
         if isinstance(reply, ChatResponse):
             tokens = reply.input_tokens + reply.output_tokens
-            cost = reply.cost_usd
+            cost = reply.cost_usd or reply.cached_cost_usd
             text = " ".join(str((reply.data or {}).get("question") or "").split()) or None
             reasons = rewrite_problems(row, text or "", context)
         elif isinstance(reply, LLMError):
