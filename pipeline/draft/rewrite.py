@@ -155,6 +155,8 @@ def rewrite_drafts(
             cost = reply.cost_usd or reply.cached_cost_usd
             text = " ".join(str((reply.data or {}).get("question") or "").split()) or None
             reasons = rewrite_problems(row, text or "", context)
+            if not reasons and text == " ".join(row["question"].split()):
+                reasons = ["rewrite_unchanged: the model returned the question as it was"]
         elif isinstance(reply, LLMError):
             reasons = [f"rewrite_failed: {type(reply).__name__}: {reply}"]
         else:  # pragma: no cover - chat_many returns responses or errors

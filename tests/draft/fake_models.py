@@ -150,7 +150,7 @@ class FakeModel:
     def rewrite(self, content: str) -> str:
         question = json.loads(content.split("\n", 1)[1])["question"]
         text = question.replace("Round to the nearest whole number.", "Give a whole number.")
-        text = re.sub(r"^What was ", "How much was ", text)
+        text = re.sub(r"^What was (?!the )", "How much was ", text)
         if self.unit_swap:
             text = text.replace("millions of dollars", "thousands of dollars")
         return text
