@@ -8,6 +8,7 @@ import dagster as dg
 import polars as pl
 
 from pipeline.config import DataPaths, data_paths
+from pipeline.roles import ROLES, check_keys, llm_budget, role_choice
 from pipeline.store import BlobStore, Warehouse
 
 
@@ -26,8 +27,11 @@ class LedgerForge(dg.ConfigurableResource):
     """Data root and stage settings.
 
     Empty values fall back to the environment (``LEDGERFORGE_DATA``, ``LEDGERFORGE_SCANS``,
-    ``LEDGERFORGE_MAIL``, ``LEDGERFORGE_SPREADSHEETS``, ``LEDGERFORGE_TEXT_LAYER``), then to the defaults: ``data/`` and the embedded default
-    corpus (generated on first use by ``pipeline.synth``).
+    ``LEDGERFORGE_MAIL``, ``LEDGERFORGE_SPREADSHEETS``, ``LEDGERFORGE_TEXT_LAYER``,
+    ``LEDGERFORGE_DRAFTER``, ``LEDGERFORGE_REWRITER``, ``LEDGERFORGE_SOLVER``,
+    ``LEDGERFORGE_JUDGE``, ``LEDGERFORGE_LLM_BUDGET``), then to the defaults: ``data/``, the
+    embedded default corpus (generated on first use by ``pipeline.synth``), the template
+    drafter and judge, no rewriter or solver, no budget cap.
     """
 
     data_root: str = ""
@@ -39,6 +43,14 @@ class LedgerForge(dg.ConfigurableResource):
     ocr_workers: int = 0  # 0 = one per core
     seed: int = 7
     release_version: str = ""  # empty = next free version
+    # who plays each role: template | none | openai:MODEL | anthropic:MODEL (empty: the
+    # environment, LEDGERFORGE_DRAFTER / _REWRITER / _SOLVER / _JUDGE, then the default)
+    drafter: str = ""  # default template
+    rewriter: str = ""  # default none
+    solver: str = ""  # default none
+    judge: str = ""  # default template
+    llm_budget: str = ""  # US dollars a build may spend on model calls (LEDGERFORGE_LLM_BUDGET)
+    llm_repair_rounds: int = 1  # follow-up turns that show a model its draft's problems
 
     @property
     def paths(self) -> DataPaths:
@@ -69,6 +81,26 @@ class LedgerForge(dg.ConfigurableResource):
     def spreadsheet_source_pairs(self) -> list[tuple[str, str]]:
         text = self.spreadsheet_sources or os.environ.get("LEDGERFORGE_SPREADSHEETS", "")
         return parse_sources(text)
+
+    def role(self, name: str) -> str:
+        """The choice for a role (``pipeline.roles``): field, environment, default."""
+        return role_choice(name, getattr(self, name))
+
+    def check_llm_keys(self, *names: str) -> None:
+        """MissingKey (naming the variable) for a chosen model without its API key."""
+        check_keys({n: self.role(n) for n in names or tuple(ROLES)})
+
+    @property
+    def budget_usd(self) -> float | None:
+        return llm_budget(self.llm_budget)
+
+    def llm(self, name: str, budget_usd: float | None = None):
+        """The LLM facade for a role (None for template / none); cache and call log under
+        ``<data>/cache/llm/``; ``budget_usd`` overrides the configured budget."""
+        from pipeline.llm.client import make_llm
+
+        budget = self.budget_usd if budget_usd is None else budget_usd
+        return make_llm(self.role(name), self.paths, budget_usd=budget)
 
     @property
     def own_corpora(self) -> bool:

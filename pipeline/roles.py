@@ -12,6 +12,7 @@ names the variable to set.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from pipeline.llm.errors import KEY_VARS, MissingKey
 from pipeline.llm.spec import ModelSpec, is_llm_choice
@@ -48,18 +49,20 @@ def check_choice(role: str, value: str) -> str:
     )
 
 
-def role_choice(role: str, configured: str | None = "") -> str:
-    """The choice for ``role``: configured value, else its environment variable, else the
-    default."""
-    env, default = ROLES[role]
-    return check_choice(role, configured or os.environ.get(env, "") or default)
+def role_choice(role: str, configured: str | None = "", environ: Mapping | None = None) -> str:
+    """The choice for ``role``: configured value, else its environment variable (of
+    ``environ``, default ``os.environ``), else the default."""
+    var, default = ROLES[role]
+    environ = os.environ if environ is None else environ
+    return check_choice(role, configured or environ.get(var, "") or default)
 
 
-def llm_budget(configured: str | float | None = "") -> float | None:
+def llm_budget(configured: str | float | None = "", environ: Mapping | None = None) -> float | None:
     """The budget cap in US dollars, or None for no cap."""
+    environ = os.environ if environ is None else environ
     text = str(configured).strip() if configured not in (None, "") else ""
-    text = text or os.environ.get(BUDGET_ENV, "").strip()
-    text = text or os.environ.get(BUDGET_ENV_USD, "").strip()
+    text = text or environ.get(BUDGET_ENV, "").strip()
+    text = text or environ.get(BUDGET_ENV_USD, "").strip()
     if not text:
         return None
     try:
@@ -71,12 +74,13 @@ def llm_budget(configured: str | float | None = "") -> float | None:
     return value
 
 
-def check_keys(choices: dict[str, str]) -> None:
+def check_keys(choices: dict[str, str], environ: Mapping | None = None) -> None:
     """:class:`MissingKey` naming the variable when a chosen model's API key is unset."""
+    environ = os.environ if environ is None else environ
     for role, choice in choices.items():
         if not is_llm_choice(choice):
             continue
         spec = ModelSpec.parse(choice)
         var = KEY_VARS[spec.provider]
-        if not os.environ.get(var, "").strip():
+        if not environ.get(var, "").strip():
             raise MissingKey(f"{role} {choice} needs the API key in {var}, which is not set")
