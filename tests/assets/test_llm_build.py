@@ -40,6 +40,12 @@ def _meta(result: dg.ExecuteInJobResult, asset: str) -> dict:
     return {k: v.value for k, v in event.metadata.items()}
 
 
+def _schema_name(body: dict) -> str:
+    if "response_format" in body:
+        return body["response_format"]["json_schema"]["name"]
+    return body["tools"][0]["name"]
+
+
 def _tasks(lf: LedgerForge) -> pl.DataFrame:
     tasks = Warehouse(data_paths(lf.data_root)).read("tasks")
     return tasks.filter(~pl.col("kind").is_in(list(WORKBOOK_KINDS)))
@@ -48,7 +54,7 @@ def _tasks(lf: LedgerForge) -> pl.DataFrame:
 @pytest.fixture(scope="module")
 def builds(corpus):
     """The whole graph built with the OpenAI drafter twice, then drafts + tasks rebuilt
-    with the Anthropic drafter twice, on one data root."""
+    with the Anthropic drafter and the OpenAI rewriter twice, on one data root."""
     root, scans = corpus
     out: dict = {}
     with pytest.MonkeyPatch.context() as mp:
@@ -64,8 +70,8 @@ def builds(corpus):
             second = dg.materialize([*all_assets, *all_checks], resources={"lf": lf})
             out["openai_again"] = _tasks(lf)
         out["openai"] = (fake, n_first, first, second, lf)
-        fake = FakeModel(schema={"sum_rows"})
-        lf = LedgerForge(**base, drafter=ANTHROPIC)
+        fake = FakeModel(schema={"sum_rows"})  # one fake behind both providers' endpoints
+        lf = LedgerForge(**base, drafter=ANTHROPIC, rewriter=OPENAI)
         with use_transport(fake.transport()):
             select = ["drafts", "tasks"]
             first = dg.materialize(all_assets, resources={"lf": lf}, selection=select)
@@ -84,22 +90,41 @@ def test_an_llm_drafter_build_gives_accepted_tasks_and_reruns_from_the_cache(bui
     choice = OPENAI if provider == "openai" else ANTHROPIC
     tasks = builds[f"{provider}_tasks"]
     accepted = tasks.filter(pl.col("status") == "accepted")
-    assert set(tasks["drafter"]) == {choice}
+    assert set(tasks["drafter"]) <= {choice, f"{choice}+{OPENAI}"}
     assert accepted.height >= 5 and accepted["kind"].n_unique() >= 3
     assert (accepted["tokens"] > 0).all() and (accepted["cost"] > 0).all()
     # the first build paid for every draft (and its repairs), the second for nothing
     assert n_first > 0 and len(fake.requests) == n_first
     meta1, meta2 = _meta(first, "drafts"), _meta(second, "drafts")
+    roles = ["drafter"] + (["rewriter"] if provider == "anthropic" else [])
     assert meta1["drafter"] == choice
-    assert meta1["drafter_llm_requests"] == n_first and meta1["drafter_llm_cost_usd"] > 0
-    assert meta2["drafter_llm_requests"] == 0 and meta2["drafter_llm_cost_usd"] == 0
-    assert meta2["drafter_llm_cache_hits"] == n_first
+    assert sum(meta1[f"{r}_llm_requests"] for r in roles) == n_first
+    assert all(meta1[f"{r}_llm_cost_usd"] > 0 for r in roles)
+    assert all(meta2[f"{r}_llm_requests"] == 0 == meta2[f"{r}_llm_cost_usd"] for r in roles)
+    assert sum(meta2[f"{r}_llm_cache_hits"] for r in roles) == n_first
     assert meta1["drafter_repaired"] > 0 and meta1["drafter_repair_requests"] > 0
     # the rerun writes the same tasks
     assert builds[f"{provider}_again"].equals(tasks)
     # the URL shows which SDK talked
+    drafting = [r for r in fake.requests if _schema_name(r["body"]) == "qa_draft"]
     path = "/chat/completions" if provider == "openai" else "/v1/messages"
-    assert all(path in r["url"] for r in fake.requests)
+    assert drafting and all(path in r["url"] for r in drafting)
+
+
+def test_rewrites_are_checked_and_recorded(builds):
+    _, _, first, _, lf = builds["anthropic"]
+    tasks = builds["anthropic_tasks"]
+    rewrites = Warehouse(data_paths(lf.data_root)).read("rewrites")
+    meta = _meta(first, "drafts")
+    assert meta["rewrites_accepted"] == rewrites["accepted"].sum() > 0
+    assert meta["rewrites_accepted"] + meta["rewrites_rejected"] == len(rewrites)
+    rewritten = tasks.filter(pl.col("drafter") == f"{ANTHROPIC}+{OPENAI}")
+    assert rewritten.height == meta["rewrites_accepted"]
+    by_id = dict(zip(rewrites["task_id"], rewrites["rewrite"], strict=True))
+    pairs = zip(rewritten["task_id"], rewritten["question"], strict=True)
+    assert all(by_id[t] == q for t, q in pairs)
+    # rewritten questions go through the normal validation and pass it
+    assert rewritten.filter(pl.col("status") == "accepted").height > 0
 
 
 def test_the_llm_build_passes_every_check_and_publishes(builds):
