@@ -179,6 +179,31 @@ def status(data_root: Path = typer.Option(None, help="Data root.")) -> None:
 
 
 @app.command()
+def llm(
+    data_root: Path = typer.Option(None, help="Data root."),
+    clear: bool = typer.Option(False, "--clear", help="Delete every cached LLM response."),
+) -> None:
+    """LLM spend from the call log (per model and purpose) and the response cache size;
+    ``--clear`` empties the cache (the next run buys every response again)."""
+    from pipeline.llm.cache import ResponseCache, summarize_log
+
+    root = data_paths(data_root).cache / "llm"
+    cache = ResponseCache(root, "on")
+    if clear:
+        console.print(f"removed {cache.clear()} cached responses from {root}")
+        return
+    rows = summarize_log(root / "calls.jsonl")
+    table = Table("model", "purpose", "calls", "cached", "errors", "tokens in", "tokens out", "USD")
+    for r in rows:
+        table.add_row(r["model"], r["purpose"], str(r["calls"]), str(r["cache_hits"]),
+                      str(r["errors"]), f"{r['input_tokens']:,}", f"{r['output_tokens']:,}",
+                      f"{r['cost_usd']:.4f}")  # fmt: skip
+    console.print(table)
+    spent = sum(r["cost_usd"] for r in rows)
+    console.print(f"{len(cache)} cached responses in {root}; ${spent:.4f} spent in total")
+
+
+@app.command()
 def evaluate(
     data_root: Path = typer.Option(None, help="Data root of a build over a generated corpus."),
     truth: Path = typer.Option(

@@ -98,3 +98,27 @@ class ResponseCache:
 
     def __len__(self) -> int:
         return sum(1 for _ in self.root.glob("??/*.json")) if self.root.exists() else 0
+
+
+def summarize_log(path: Path) -> list[dict]:
+    """Spend per ``provider:model`` and purpose from a call log: calls, cache hits, errors,
+    tokens, USD. Unreadable lines are skipped (a log cut short by a crash)."""
+    totals: dict[tuple, dict] = {}
+    if not Path(path).exists():
+        return []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        key = (f"{row.get('provider')}:{row.get('model')}", row.get("purpose") or "")
+        t = totals.setdefault(key, {"model": key[0], "purpose": key[1], "calls": 0,
+                                    "cache_hits": 0, "errors": 0, "input_tokens": 0,
+                                    "output_tokens": 0, "cost_usd": 0.0})  # fmt: skip
+        t["calls"] += 1
+        t["cache_hits"] += bool(row.get("cache_hit"))
+        t["errors"] += row.get("status") not in ("ok", None)
+        t["input_tokens"] += int(row.get("input_tokens") or 0)
+        t["output_tokens"] += int(row.get("output_tokens") or 0)
+        t["cost_usd"] += float(row.get("cost_usd") or 0.0)
+    return [totals[k] for k in sorted(totals)]

@@ -34,6 +34,7 @@ from pipeline.llm.costs import (
     CallLog,
     Ledger,
     Progress,
+    ProgressPrinter,
     cost_usd,
     load_config,
     now,
@@ -53,7 +54,7 @@ from pipeline.llm.spec import ChatRequest, ChatResponse, ModelSpec, is_llm_choic
 __all__ = [
     "LLM", "make_llm", "ModelSpec", "ChatRequest", "ChatResponse", "is_llm_choice",
     "LLMError", "BudgetExceeded", "MissingKey", "SchemaViolation", "ProviderError",
-    "Progress",
+    "Progress", "ProgressPrinter",
 ]  # fmt: skip
 
 
@@ -110,6 +111,16 @@ class LLM:
     def stats(self) -> dict:
         return self.ledger.stats()
 
+    def metadata(self) -> dict:
+        """The facade's running totals as flat numbers for Dagster asset metadata."""
+        s = self.ledger.stats()
+        names = ("requests", "cache_hits", "errors", "input_tokens", "output_tokens",
+                 "cost_usd", "projected_usd", "budget_stopped")  # fmt: skip
+        meta = {"llm_model": str(self.spec)} | {f"llm_{n}": s[n] for n in names}
+        if s["budget_usd"] is not None:
+            meta["llm_budget_usd"] = s["budget_usd"]
+        return meta
+
     # -- calls ----------------------------------------------------------------
     def chat(self, req: ChatRequest) -> ChatResponse:
         """One request (sync): cache first, budget before a paid call; raises LLMError."""
@@ -138,7 +149,7 @@ class LLM:
         reqs = list(reqs)
         keys = [request_hash(r.key_material(self.spec)) for r in reqs]
         ledger = self.ledger
-        ledger.done, ledger.total = 0, len(reqs)
+        ledger.begin(len(reqs))
         label = label or str(self.spec)
         needs_network = any(self.cache.get(k) is None for k in keys)
         price = None

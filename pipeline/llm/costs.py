@@ -6,14 +6,15 @@ tokens and dollars; it refuses a paid call once ``spent >= budget_usd`` (calls a
 flight finish and are kept, so the overshoot is at most ``concurrency - 1`` calls).
 :class:`CallLog` appends one JSON line per call — time, provider, model, purpose, cache
 hit, tokens, cost, latency, request hash, status — and never a key or a header.
-:class:`Progress` is the live line for a CLI and the same numbers as a dict for Dagster
-metadata; ``projected_usd = spent / done * total``.
+:class:`Progress` is the live line for a CLI (:class:`ProgressPrinter` prints it) and the
+same numbers as a dict for Dagster metadata; ``projected_usd = spent / done * total``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -55,7 +56,8 @@ def price_of(spec: ModelSpec, prices: dict) -> dict:
     entry = prices.get(str(spec))
     if entry is None:
         raise LLMError(
-            f"no price for {spec} in the price table ({DEFAULT_CONFIG}): add a line"
+            f"no price for {spec} in the price table ({DEFAULT_CONFIG} or the file named by"
+            f" {CONFIG_ENV}): add a line"
             f" '{spec}: {{input: USD, output: USD}}' (per 1M tokens)"
         )
     return entry
@@ -65,8 +67,15 @@ def cost_usd(price: dict, input_tokens: int, output_tokens: int) -> float:
     return (input_tokens * price["input"] + output_tokens * price["output"]) / 1_000_000
 
 
+_COUNTERS = ("requests", "cache_hits", "errors", "input_tokens", "output_tokens", "cost_usd")
+
+
 class Ledger:
-    """Running totals of one LLM facade, and the budget cap."""
+    """Running totals of one LLM facade (across its batches), and the budget cap.
+
+    :meth:`begin` starts a batch: :meth:`batch` gives that batch's own figures, from which
+    the progress line and its projection (``spent / done * total``) are computed.
+    """
 
     def __init__(self, budget_usd: float | None = None):
         self.budget_usd = budget_usd
@@ -74,7 +83,12 @@ class Ledger:
         self.input_tokens = self.output_tokens = 0
         self.cost_usd = 0.0
         self.stopped = False  # the budget stopped new calls
-        self.done = self.total = 0  # of the current batch, for the projection
+        self.done = self.total = 0  # of the current batch
+        self._base = dict.fromkeys(_COUNTERS, 0)
+
+    def begin(self, total: int) -> None:
+        self.done, self.total = 0, total
+        self._base = {name: getattr(self, name) for name in _COUNTERS}
 
     def admit(self) -> None:
         """Allow one paid call, or raise BudgetExceeded (and stop every later one)."""
@@ -94,11 +108,17 @@ class Ledger:
     def hit(self) -> None:
         self.cache_hits += 1
 
+    def batch(self) -> dict:
+        """The current batch's own counters, and its projected cost."""
+        figures = {name: getattr(self, name) - self._base[name] for name in _COUNTERS}
+        spent = figures["cost_usd"]
+        figures["projected_usd"] = spent / self.done * self.total if self.done else spent
+        return figures
+
     @property
     def projected_usd(self) -> float:
-        if self.total and self.done:
-            return self.cost_usd / self.done * self.total
-        return self.cost_usd
+        """Spent before this batch plus this batch's projection."""
+        return self._base["cost_usd"] + self.batch()["projected_usd"]
 
     def stats(self) -> dict:
         return {
@@ -118,8 +138,9 @@ class Ledger:
 
 @dataclass(frozen=True)
 class Progress:
-    """A snapshot after each finished request of a batch: ``str(p)`` is the CLI line,
-    :meth:`metadata` the numbers for Dagster asset metadata."""
+    """A snapshot of a batch after each finished request: ``str(p)`` is the CLI line,
+    :meth:`metadata` the numbers for Dagster asset metadata. Counts and money are the
+    batch's own; ``total_cost_usd`` is the facade's spend, which the budget caps."""
 
     label: str
     done: int
@@ -131,6 +152,7 @@ class Progress:
     output_tokens: int
     cost_usd: float
     projected_usd: float
+    total_cost_usd: float
     budget_usd: float | None
     budget_stopped: bool
 
@@ -142,7 +164,7 @@ class Progress:
             f" ${self.cost_usd:.4f} spent, ${self.projected_usd:.4f} projected"
         )
         if self.budget_usd is not None:
-            text += f" (budget ${self.budget_usd:.2f})"
+            text += f" (${self.total_cost_usd:.4f} of budget ${self.budget_usd:.2f})"
         if self.errors:
             text += f", {self.errors} errors"
         if self.budget_stopped:
@@ -166,18 +188,20 @@ class Progress:
 
 
 def snapshot(label: str, ledger: Ledger) -> Progress:
-    s = ledger.stats()
+    """The current batch of ``ledger`` as a :class:`Progress`."""
+    b = ledger.batch()
     return Progress(
         label,
-        s["done"],
-        s["total"],
-        s["requests"],
-        s["cache_hits"],
-        s["errors"],
-        s["input_tokens"],
-        s["output_tokens"],
+        ledger.done,
+        ledger.total,
+        b["requests"],
+        b["cache_hits"],
+        b["errors"],
+        b["input_tokens"],
+        b["output_tokens"],
+        b["cost_usd"],
+        b["projected_usd"],
         ledger.cost_usd,
-        ledger.projected_usd,
         ledger.budget_usd,
         ledger.stopped,
     )
@@ -211,3 +235,26 @@ class CallLog:
 
 def now() -> float:
     return time.perf_counter()
+
+
+class ProgressPrinter:
+    """A ``progress=`` callback for a CLI: on a terminal one line rewritten in place, in a
+    log a plain line at most every ``every_s`` seconds (and always the last one)."""
+
+    def __init__(self, stream=None, every_s: float = 10.0, clock=time.monotonic):
+        self.stream = stream or sys.stderr
+        self.every_s, self.clock = every_s, clock
+        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last: float | None = None
+
+    def __call__(self, progress: Progress) -> None:
+        last = progress.done >= progress.total
+        if self.live:
+            self.stream.write("\r\033[K" + progress.line + ("\n" if last else ""))
+            self.stream.flush()
+            return
+        moment = self.clock()
+        if self._last is None or last or moment - self._last >= self.every_s:
+            self._last = moment
+            self.stream.write(progress.line + "\n")
+            self.stream.flush()

@@ -42,11 +42,13 @@ class MissingKey(LLMError):
 
 
 class SchemaViolation(LLMError):
-    """The model's output is not valid JSON for the schema; ``.text`` holds the output."""
+    """The model's output is not valid JSON for the schema; ``.text`` holds the output and
+    ``.response`` (set by the facade) the ChatResponse with its tokens and cost."""
 
     def __init__(self, message: str, text: str):
         super().__init__(message)
         self.text = redact(text)
+        self.response = None
 
 
 class ProviderError(LLMError):

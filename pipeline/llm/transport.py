@@ -8,18 +8,44 @@ installed openai/anthropic SDKs use) or a classic ``httpx`` transport such as
 ``httpx.Request`` and returns an ``httpx.Response`` as in httpx's documentation, and an
 ``httpx.TimeoutException`` it raises reaches the SDK as a timeout (which the SDK retries).
 With no transport set the SDKs use their own default clients (the network).
+
+A process started by a test (``ledgerforge build`` runs Dagster as a subprocess) cannot
+receive an object; there ``LEDGERFORGE_LLM_TRANSPORT=package.module:factory`` names a
+function returning the transport, called once per process when nothing was set in code.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+
 import httpx
 import httpx2
 
+from pipeline.llm.errors import LLMError
+
+TRANSPORT_ENV = "LEDGERFORGE_LLM_TRANSPORT"
 _CURRENT: object | None = None
+_FROM_ENV: dict[str, object] = {}
+
+
+def _env_transport():
+    spec = os.environ.get(TRANSPORT_ENV, "").strip()
+    if not spec:
+        return None
+    if spec not in _FROM_ENV:
+        module, _, name = spec.partition(":")
+        try:
+            factory = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError, ValueError) as exc:
+            raise LLMError(f"{TRANSPORT_ENV}={spec!r}: cannot load the factory ({exc})") from None
+        _FROM_ENV[spec] = factory()
+    return _FROM_ENV[spec]
 
 
 def current_transport():
-    return _CURRENT
+    """The transport set in code, else the one named by LEDGERFORGE_LLM_TRANSPORT, else None."""
+    return _CURRENT if _CURRENT is not None else _env_transport()
 
 
 class use_transport:  # noqa: N801 - used as a function and as a context manager
@@ -103,13 +129,15 @@ def _modern(transport):
 
 def async_http_client(timeout_s: float = 60.0) -> httpx2.AsyncClient | None:
     """An httpx2 async client on the injected transport, or None (SDK default)."""
-    if _CURRENT is None:
+    chosen = current_transport()
+    if chosen is None:
         return None
-    return httpx2.AsyncClient(transport=_modern(_CURRENT), timeout=timeout_s)
+    return httpx2.AsyncClient(transport=_modern(chosen), timeout=timeout_s)
 
 
 def sync_http_client(timeout_s: float = 60.0) -> httpx2.Client | None:
     """An httpx2 sync client on the injected transport, or None (SDK default)."""
-    if _CURRENT is None:
+    chosen = current_transport()
+    if chosen is None:
         return None
-    return httpx2.Client(transport=_modern(_CURRENT), timeout=timeout_s)
+    return httpx2.Client(transport=_modern(chosen), timeout=timeout_s)
