@@ -136,6 +136,8 @@ def drafts(context, lf: LedgerForge) -> dg.MaterializeResult:
         metadata.update(_llm_metadata("rewriter", llm.stats))
         metadata["rewrites_accepted"] = int(rewrites["accepted"].sum())
         metadata["rewrites_rejected"] = len(rewrites) - metadata["rewrites_accepted"]
+    elif wh.exists("rewrites"):  # no rewriter this build: no stale log of an earlier one
+        wh.replace("rewrites", pl.DataFrame(schema=REWRITES_SCHEMA), REWRITES_SCHEMA)
     wh.replace("drafts", frame, DRAFTS_SCHEMA)
     by_kind = frame.group_by("kind").len().sort("kind")
     return dg.MaterializeResult(

@@ -77,9 +77,16 @@ def builds(corpus):
             first = dg.materialize(all_assets, resources={"lf": lf}, selection=select)
             n_first = len(fake.requests)
             out["anthropic_tasks"] = _tasks(lf)
+            out["rewrites"] = Warehouse(data_paths(lf.data_root)).read("rewrites")
             second = dg.materialize(all_assets, resources={"lf": lf}, selection=select)
             out["anthropic_again"] = _tasks(lf)
         out["anthropic"] = (fake, n_first, first, second, lf)
+        # back to the OpenAI drafter without a rewriter: all from the cache, no stale log
+        fake = FakeModel()
+        with use_transport(fake.transport()):
+            lf = LedgerForge(**base, drafter=OPENAI)
+            dg.materialize(all_assets, resources={"lf": lf}, selection=["drafts"])
+        out["back"] = (fake, Warehouse(data_paths(lf.data_root)).read("rewrites"))
     return out
 
 
@@ -114,7 +121,7 @@ def test_an_llm_drafter_build_gives_accepted_tasks_and_reruns_from_the_cache(bui
 def test_rewrites_are_checked_and_recorded(builds):
     _, _, first, _, lf = builds["anthropic"]
     tasks = builds["anthropic_tasks"]
-    rewrites = Warehouse(data_paths(lf.data_root)).read("rewrites")
+    rewrites = builds["rewrites"]
     meta = _meta(first, "drafts")
     assert meta["rewrites_accepted"] == rewrites["accepted"].sum() > 0
     assert meta["rewrites_accepted"] + meta["rewrites_rejected"] == len(rewrites)
@@ -125,6 +132,8 @@ def test_rewrites_are_checked_and_recorded(builds):
     assert all(by_id[t] == q for t, q in pairs)
     # rewritten questions go through the normal validation and pass it
     assert rewritten.filter(pl.col("status") == "accepted").height > 0
+    fake, stale = builds["back"]
+    assert fake.requests == [] and stale.is_empty()
 
 
 def test_the_llm_build_passes_every_check_and_publishes(builds):
