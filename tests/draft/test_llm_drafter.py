@@ -191,3 +191,38 @@ def test_role_choices_from_fields_environment_and_defaults(monkeypatch):
     assert llm_budget() == 2.5 and llm_budget("0.1") == 0.1
     with pytest.raises(RoleError):
         llm_budget("lots")
+
+
+def test_the_context_shows_the_table_cells_kind_api_and_another_example(archive):
+    import json
+    import re
+
+    from pipeline.draft.llm_context import ContextBuilder
+    from pipeline.draft.template import template_candidates
+
+    _, frames, _, _ = archive
+    archive_, candidates = template_candidates(
+        frames["anchored_cells"], frames["tables"], frames["documents"],
+        seed=2, table_cells=frames["table_cells"],
+    )  # fmt: skip
+    builder = ContextBuilder(archive_, candidates, frames["table_cells"])
+    spec, row = next((s, r) for s, r in candidates if s.kind == "difference")
+    prompt = builder.prompt(spec, row)
+    context = json.loads(re.search(r"```json\n(.*?)\n```", prompt, re.DOTALL).group(1))
+    assert context["task"]["kind"] == "difference" and context["task"]["operation"] == "difference"
+    assert (
+        context["task"]["unit"] == row["unit"] and context["task"]["precision"] == row["precision"]
+    )
+    calls = [c["call"] for c in context["cells"]]
+    assert calls and all(c in row["oracle_source"] for c in calls)
+    (table,) = context["tables"]
+    source = row["sources"][0]
+    assert (table["doc"], table["page"]) == (source["doc_id"], source["page_no"])
+    assert table["unit"] == row["unit"] and table["statement"]
+    read = [r for r in table["rows"] if "*:" in r]
+    assert len(read) == len(calls) and all("[confirmed]" in r for r in read)
+    assert "emit(answer=" in prompt and "oracles.api" in prompt
+    # the worked example is the template's oracle for other cells, never this task's
+    assert context["example"]["oracle"] != row["oracle_source"]
+    assert not any(c in context["example"]["oracle"] for c in calls)
+    assert builder.prompt(spec, row) == prompt  # byte-stable: the cache key does not drift
