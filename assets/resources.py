@@ -100,7 +100,9 @@ class LedgerForge(dg.ConfigurableResource):
         from pipeline.llm.client import make_llm
 
         budget = self.budget_usd if budget_usd is None else budget_usd
-        return make_llm(self.role(name), self.paths, budget_usd=budget)
+        # no budget here: the LLM layer's own (LEDGERFORGE_LLM_BUDGET_USD, config/llm.yaml)
+        overrides = {} if budget is None else {"budget_usd": budget}
+        return make_llm(self.role(name), self.paths, **overrides)
 
     @property
     def own_corpora(self) -> bool:
