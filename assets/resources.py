@@ -8,6 +8,7 @@ import dagster as dg
 import polars as pl
 
 from pipeline.config import DataPaths, data_paths
+from pipeline.roles import ROLES, check_keys, llm_budget, role_choice
 from pipeline.store import BlobStore, Warehouse
 
 
@@ -26,9 +27,12 @@ class LedgerForge(dg.ConfigurableResource):
     """Data root and stage settings.
 
     Empty values fall back to the environment (``LEDGERFORGE_DATA``, ``LEDGERFORGE_SCANS``,
-    ``LEDGERFORGE_MAIL``, ``LEDGERFORGE_SPREADSHEETS``, ``LEDGERFORGE_TEXT_LAYER``), then to
-    the defaults: ``data/`` and the embedded default corpora (generated on first use by
-    ``pipeline.synth``; none is generated or read once any corpus is configured).
+    ``LEDGERFORGE_MAIL``, ``LEDGERFORGE_SPREADSHEETS``, ``LEDGERFORGE_TEXT_LAYER``,
+    ``LEDGERFORGE_DRAFTER``, ``LEDGERFORGE_REWRITER``, ``LEDGERFORGE_SOLVER``,
+    ``LEDGERFORGE_JUDGE``, ``LEDGERFORGE_LLM_BUDGET``), then to the defaults: ``data/``, the
+    embedded default corpora (generated on first use by ``pipeline.synth``; none is
+    generated or read once any corpus is configured), the template drafter and judge, no
+    rewriter or solver, no budget cap.
     """
 
     data_root: str = ""
@@ -40,6 +44,14 @@ class LedgerForge(dg.ConfigurableResource):
     ocr_workers: int = 0  # 0 = one per core
     seed: int = 7
     release_version: str = ""  # empty = next free version
+    # who plays each role: template | none | openai:MODEL | anthropic:MODEL (empty: the
+    # environment, LEDGERFORGE_DRAFTER / _REWRITER / _SOLVER / _JUDGE, then the default)
+    drafter: str = ""  # default template
+    rewriter: str = ""  # default none
+    solver: str = ""  # default none
+    judge: str = ""  # default template
+    llm_budget: str = ""  # US dollars a build may spend on model calls (LEDGERFORGE_LLM_BUDGET)
+    llm_repair_rounds: int = 1  # follow-up turns that show a model its draft's problems
 
     @property
     def paths(self) -> DataPaths:
@@ -70,6 +82,28 @@ class LedgerForge(dg.ConfigurableResource):
     def spreadsheet_source_pairs(self) -> list[tuple[str, str]]:
         text = self.spreadsheet_sources or os.environ.get("LEDGERFORGE_SPREADSHEETS", "")
         return parse_sources(text)
+
+    def role(self, name: str) -> str:
+        """The choice for a role (``pipeline.roles``): field, environment, default."""
+        return role_choice(name, getattr(self, name))
+
+    def check_llm_keys(self, *names: str) -> None:
+        """MissingKey (naming the variable) for a chosen model without its API key."""
+        check_keys({n: self.role(n) for n in names or tuple(ROLES)})
+
+    @property
+    def budget_usd(self) -> float | None:
+        return llm_budget(self.llm_budget)
+
+    def llm(self, name: str, budget_usd: float | None = None):
+        """The LLM facade for a role (None for template / none); cache and call log under
+        ``<data>/cache/llm/``; ``budget_usd`` overrides the configured budget."""
+        from pipeline.llm.client import make_llm
+
+        budget = self.budget_usd if budget_usd is None else budget_usd
+        # no budget here: the LLM layer's own (LEDGERFORGE_LLM_BUDGET_USD, config/llm.yaml)
+        overrides = {} if budget is None else {"budget_usd": budget}
+        return make_llm(self.role(name), self.paths, **overrides)
 
     @property
     def own_corpora(self) -> bool:

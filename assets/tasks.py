@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import dagster as dg
 import polars as pl
 
@@ -10,6 +12,8 @@ from pipeline.detect.anchors import find_anchors
 from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA, REPAIRS_SCHEMA
 from pipeline.detect.versions import VERSION_CHAINS_SCHEMA
 from pipeline.detect.workbook_anchors import WORKBOOK_ANCHORS_SCHEMA
+from pipeline.draft.llm import draft_with_llm
+from pipeline.draft.rewrite import REWRITES_SCHEMA, rewrite_drafts
 from pipeline.draft.schemas import DRAFTS_SCHEMA
 from pipeline.draft.template import draft_tasks
 from pipeline.draft.workbook_qa import draft_workbook_qa, previous_versions
@@ -76,29 +80,91 @@ def anchors(lf: LedgerForge):
         "version_chains",
     ],
     description="One draft per candidate and task kind, with its oracle program: table "
-    "cells anchored by their totals, and workbook cells computed by a SUM.",
+    "cells anchored by their totals (template or LLM drafter, optional LLM rewriter), and "
+    "workbook cells computed by a SUM.",
 )
-def drafts(lf: LedgerForge) -> dg.MaterializeResult:
+def drafts(context, lf: LedgerForge) -> dg.MaterializeResult:
+    drafter, rewriter = lf.role("drafter"), lf.role("rewriter")
+    lf.check_llm_keys("drafter", "rewriter")  # a missing key fails before any work
     wh = lf.warehouse
-    frame = draft_tasks(
-        wh.read("anchored_cells"),
-        wh.read("tables"),
-        wh.read("documents"),
-        seed=lf.seed,
-        table_cells=wh.read("table_cells"),
-    )
-    workbook_qa = draft_workbook_qa(
-        wh.read("workbook_anchors", WORKBOOK_ANCHORS_SCHEMA),
-        wh.read("workbooks", WORKBOOKS_SCHEMA),
-        wh.read("sheets", SHEETS_SCHEMA),
-        wh.read("cells", CELLS_SCHEMA),
-        previous_versions(wh.read("version_chains", VERSION_CHAINS_SCHEMA)),
-        seed=lf.seed,
-    )
-    frame = pl.concat([frame, workbook_qa])
+    metadata: dict = {"drafter": drafter, "rewriter": rewriter}
+    if drafter == "none":
+        frame = pl.DataFrame(schema=DRAFTS_SCHEMA)
+    elif drafter == "template":
+        frame = draft_tasks(
+            wh.read("anchored_cells"),
+            wh.read("tables"),
+            wh.read("documents"),
+            seed=lf.seed,
+            table_cells=wh.read("table_cells"),
+        )
+    else:
+        llm = lf.llm("drafter")
+        result = draft_with_llm(
+            llm,
+            wh.read("anchored_cells"),
+            wh.read("tables"),
+            wh.read("documents"),
+            lf.paths.warehouse,
+            table_cells=wh.read("table_cells"),
+            seed=lf.seed,
+            repair_rounds=lf.llm_repair_rounds,
+            workers=lf.workers,
+            progress=_progress_log(context),
+        )
+        frame = result.drafts
+        metadata.update(_llm_metadata("drafter", llm.stats))
+        metadata.update({f"drafter_{k}": v for k, v in result.stats.items()})
+    if drafter != "none":
+        workbook_qa = draft_workbook_qa(
+            wh.read("workbook_anchors", WORKBOOK_ANCHORS_SCHEMA),
+            wh.read("workbooks", WORKBOOKS_SCHEMA),
+            wh.read("sheets", SHEETS_SCHEMA),
+            wh.read("cells", CELLS_SCHEMA),
+            previous_versions(wh.read("version_chains", VERSION_CHAINS_SCHEMA)),
+            seed=lf.seed,
+        )
+        frame = pl.concat([frame, workbook_qa])
+    if rewriter not in ("none", "template"):
+        spent = float(metadata.get("drafter_llm_cost_usd", 0.0))
+        budget = lf.budget_usd
+        llm = lf.llm("rewriter", None if budget is None else max(budget - spent, 0.0))
+        frame, rewrites = rewrite_drafts(
+            llm, frame, lf.paths.warehouse, progress=_progress_log(context)
+        )
+        wh.replace("rewrites", rewrites, REWRITES_SCHEMA)
+        metadata.update(_llm_metadata("rewriter", llm.stats))
+        metadata["rewrites_accepted"] = int(rewrites["accepted"].sum())
+        metadata["rewrites_rejected"] = len(rewrites) - metadata["rewrites_accepted"]
+    elif wh.exists("rewrites"):  # no rewriter this build: no stale log of an earlier one
+        wh.replace("rewrites", pl.DataFrame(schema=REWRITES_SCHEMA), REWRITES_SCHEMA)
     wh.replace("drafts", frame, DRAFTS_SCHEMA)
     by_kind = frame.group_by("kind").len().sort("kind")
-    return dg.MaterializeResult(metadata={"drafts": len(frame), **dict(by_kind.iter_rows())})
+    return dg.MaterializeResult(
+        metadata={"drafts": len(frame), **dict(by_kind.iter_rows()), **metadata}
+    )
+
+
+def _llm_metadata(role: str, stats: dict) -> dict:
+    """Requests, cache hits, tokens and money of a role's model calls, for the Dagster UI."""
+    keys = ("requests", "cache_hits", "errors", "input_tokens", "output_tokens")
+    out = {f"{role}_llm_{k}": int(stats.get(k) or 0) for k in keys}
+    out[f"{role}_llm_cost_usd"] = float(stats.get("cost_usd") or 0.0)
+    out[f"{role}_llm_budget_stopped"] = bool(stats.get("budget_stopped"))
+    return out
+
+
+def _progress_log(context, every_s: float = 10.0):
+    """A progress callback that logs the LLM layer's line at most every ``every_s``."""
+    last = [0.0]
+
+    def report(progress) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every_s or progress.done == progress.total:
+            last[0] = now
+            context.log.info(progress.line)
+
+    return report
 
 
 @dg.asset(

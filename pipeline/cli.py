@@ -80,9 +80,39 @@ def build(
     data_root: Path = typer.Option(None, help="Data root (default: LEDGERFORGE_DATA or data/)."),
     text_layer: str = typer.Option("", help="Text-layer policy: auto | ignore | require."),
     select: str = typer.Option("*", help="Dagster asset selection."),
+    drafter: str = typer.Option(
+        "",
+        help="QA drafter: template | none | openai:MODEL | anthropic:MODEL "
+        "(default: LEDGERFORGE_DRAFTER or template).",
+    ),
+    rewriter: str = typer.Option(
+        "",
+        help="Question rewriter: none | openai:MODEL | anthropic:MODEL "
+        "(default: LEDGERFORGE_REWRITER or none).",
+    ),
+    llm_budget: str = typer.Option(
+        "",
+        help="US dollars the build may spend on model calls; new calls stop there "
+        "(default: LEDGERFORGE_LLM_BUDGET or no cap).",
+    ),
 ) -> None:
     """Materialize the asset graph with Dagster (run history under <data>/dagster_home)."""
+    from pipeline.llm.errors import LLMError
+    from pipeline.roles import ROLES, RoleError, check_keys, role_choice
+    from pipeline.roles import llm_budget as budget_of
+
     env = dict(os.environ)
+    for role, value in (("drafter", drafter), ("rewriter", rewriter)):
+        if value:
+            env[ROLES[role][0]] = value
+    if llm_budget:
+        env["LEDGERFORGE_LLM_BUDGET"] = llm_budget
+    try:  # a bad choice or a missing API key stops here, before any stage runs
+        choices = {role: role_choice(role, environ=env) for role in ROLES}
+        budget_of(environ=env)
+        check_keys({r: choices[r] for r in ("drafter", "rewriter")}, environ=env)
+    except (RoleError, LLMError) as error:
+        _fail_line(str(error), 2)
     paths = data_paths(data_root)
     env["LEDGERFORGE_DATA"] = str(paths.root)
     if scans:

@@ -31,7 +31,7 @@ def task_id_for(kind: str, inputs: tuple[Fact, ...]) -> str:
     return hashlib.sha256("|".join([kind, *refs]).encode()).hexdigest()[:16]
 
 
-def _cell_call(fact: Fact, archive: Archive) -> str:
+def cell_call(fact: Fact, archive: Archive) -> str:
     """The ``table_cell`` call for a fact; positions when its labels are not unique."""
     unique = (fact.table_id, fact.row_label, fact.col_label) in archive.unique_labels
     row = repr(fact.row_label) if unique else str(fact.row_idx)
@@ -53,7 +53,7 @@ def oracle_source(task_id: str, spec: TaskSpec, archive: Archive) -> str:
     ]
     for name, fact in zip(names, spec.inputs, strict=True):
         lines.append(f"# {fact.item} | {fact.period.text}")
-        lines.append(f"{name} = {_cell_call(fact, archive)}")
+        lines.append(f"{name} = {cell_call(fact, archive)}")
     expression = FORMULAS[spec.formula].code(names)
     lines += ["", f"emit(answer={expression}, places={spec.places}, unit={spec.unit!r})", ""]
     return "\n".join(lines)
@@ -126,6 +126,33 @@ def draft_row(spec: TaskSpec, archive: Archive) -> dict | None:
     }
 
 
+def template_candidates(
+    anchored_cells: pl.DataFrame,
+    tables: pl.DataFrame,
+    documents: pl.DataFrame,
+    seed: int = 0,
+    table_cells: pl.DataFrame | None = None,
+) -> tuple[Archive, list[tuple[TaskSpec, dict]]]:
+    """The archive and every candidate the template drafts: ``(spec, draft row)`` pairs in
+    drafting order, one per task id. The LLM drafter (``pipeline.draft.llm``) drafts the
+    same candidates, so both drafters propose the same cells and kinds."""
+    archive, _notes = build_archive(anchored_cells, tables, documents, table_cells)
+    rows: dict[str, tuple[TaskSpec, dict]] = {}
+    for table in archive.tables:
+        # a scanned table confirms fewer cells and old volumes print fewer tables a
+        # question can name exactly: draft it in more rounds so old volumes are not starved
+        rounds = SCANNED_ROUNDS if table.scanned else 1
+        for kind, propose in TASK_KINDS.items():
+            for n in range(rounds):
+                suffix = f":{n}" if n else ""
+                rng = random.Random(f"{seed}:{kind}:{table.table_id}{suffix}")
+                for spec in propose(archive, table, rng):
+                    row = draft_row(spec, archive)
+                    if row is not None and row["task_id"] not in rows:
+                        rows[row["task_id"]] = (spec, row)
+    return archive, list(rows.values())
+
+
 def draft_tasks(
     anchored_cells: pl.DataFrame,
     tables: pl.DataFrame,
@@ -140,18 +167,7 @@ def draft_tasks(
     ``anchored_cells``. The same inputs and seed give the same drafts, byte for byte.
     A task proposed twice (same kind and cells, e.g. from two reprints) is drafted once.
     """
-    archive, _notes = build_archive(anchored_cells, tables, documents, table_cells)
-    rows: dict[str, dict] = {}
-    for table in archive.tables:
-        # a scanned table confirms fewer cells and old volumes print fewer tables a
-        # question can name exactly: draft it in more rounds so old volumes are not starved
-        rounds = SCANNED_ROUNDS if table.scanned else 1
-        for kind, propose in TASK_KINDS.items():
-            for n in range(rounds):
-                suffix = f":{n}" if n else ""
-                rng = random.Random(f"{seed}:{kind}:{table.table_id}{suffix}")
-                for spec in propose(archive, table, rng):
-                    row = draft_row(spec, archive)
-                    if row is not None and row["task_id"] not in rows:
-                        rows[row["task_id"]] = row
-    return pl.DataFrame(list(rows.values()), schema=DRAFTS_SCHEMA)
+    _archive, candidates = template_candidates(
+        anchored_cells, tables, documents, seed=seed, table_cells=table_cells
+    )
+    return pl.DataFrame([row for _spec, row in candidates], schema=DRAFTS_SCHEMA)
