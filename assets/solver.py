@@ -1,15 +1,13 @@
 """The solver trial: a model answers each accepted QA task from its source pages.
 
-Guarded by the ``solver`` setting (resource field ``solver``, else ``LEDGERFORGE_SOLVER``,
-default ``none``): with ``none`` or ``template`` the asset writes an empty table and
-makes no call, so an offline build is unchanged. The release applies the trial's new
+Guarded by the ``solver`` role (``pipeline.roles``: resource field ``solver``, else
+``LEDGERFORGE_SOLVER``, default ``none``): with ``none`` or ``template`` the asset writes
+an empty table and makes no call, so an offline build is unchanged. The release applies the trial's new
 known-wrong answers (reason ``"solver"``) to the tasks it publishes; the trial's
 ``review`` rows are the keys a person should look at (``ledgerforge show TASK_ID``).
 """
 
 from __future__ import annotations
-
-import os
 
 import dagster as dg
 import polars as pl
@@ -18,23 +16,6 @@ from assets.resources import LedgerForge
 from pipeline.validate.schemas import TASKS_SCHEMA
 from pipeline.validate.solver_trial import SOLVER_TRIAL_SCHEMA, trial_summary
 from pipeline.validate.solver_trial import solver_trial as run_solver_trial
-
-
-def solver_choice(lf: LedgerForge) -> str:
-    """The configured solver: the resource's role (when it has roles), else the environment."""
-    role = getattr(lf, "role", None)
-    if callable(role):
-        return role("solver")
-    return (os.environ.get("LEDGERFORGE_SOLVER") or "none").strip()
-
-
-def _solver_llm(lf: LedgerForge, choice: str):
-    make = getattr(lf, "llm", None)
-    if callable(make):
-        return make("solver")
-    from pipeline.llm.client import make_llm
-
-    return make_llm(choice, lf.paths)
 
 
 @dg.asset(
@@ -48,12 +29,13 @@ def _solver_llm(lf: LedgerForge, choice: str):
 def solver_trial_table(context, lf: LedgerForge) -> dg.MaterializeResult:
     from pipeline.llm.client import is_llm_choice
 
-    choice = solver_choice(lf)
+    choice = lf.role("solver")
     wh = lf.warehouse
     if not is_llm_choice(choice):
         wh.replace("solver_trial", pl.DataFrame(schema=SOLVER_TRIAL_SCHEMA), SOLVER_TRIAL_SCHEMA)
         return dg.MaterializeResult(metadata={"solver": choice or "none", "tasks": 0})
-    llm = _solver_llm(lf, choice)
+    lf.check_llm_keys("solver")
+    llm = lf.llm("solver")
     trial = run_solver_trial(
         wh.read("tasks", TASKS_SCHEMA), llm, lf.paths, progress=context.log.info
     )
