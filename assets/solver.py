@@ -2,9 +2,9 @@
 
 Guarded by the ``solver`` role (``pipeline.roles``: resource field ``solver``, else
 ``LEDGERFORGE_SOLVER``, default ``none``): with ``none`` or ``template`` the asset writes
-an empty table and makes no call, so an offline build is unchanged. The release applies the trial's new
-known-wrong answers (reason ``"solver"``) to the tasks it publishes; the trial's
-``review`` rows are the keys a person should look at (``ledgerforge show TASK_ID``).
+an empty table and makes no call, so an offline build is unchanged. The release applies
+the trial's new known-wrong answers (reason ``"solver"``) to the tasks it publishes; the
+trial's ``review`` rows are the keys a person should look at (``ledgerforge show TASK_ID``).
 """
 
 from __future__ import annotations
