@@ -23,6 +23,7 @@ from pipeline.detect.versions import VERSION_CHAINS_SCHEMA, build_version_chains
 from pipeline.detect.workbook_anchors import WORKBOOK_ANCHORS_SCHEMA, find_workbook_anchors
 from pipeline.draft.schemas import WORKFLOW_CANDIDATES_SCHEMA, WORKFLOW_DRAFTS_SCHEMA
 from pipeline.draft.workflow_candidates import build_workflow_candidates
+from pipeline.draft.workflow_llm import draft_workflows_llm
 from pipeline.draft.workflows import blob_workbook_loader, draft_workflows
 from pipeline.ingest.mail import ingest_mail
 from pipeline.ingest.mail.schemas import ATTACHMENTS_SCHEMA, MESSAGES_SCHEMA
@@ -264,23 +265,46 @@ def workflow_candidates(lf: LedgerForge) -> dg.MaterializeResult:
     deps=["workflow_candidates", "version_steps", "workbooks", "messages", "threads"],
     description="One workflow draft per candidate: instruction, input, reference, checker.",
 )
-def workflow_drafts(lf: LedgerForge) -> dg.MaterializeResult:
+def workflow_drafts(context, lf: LedgerForge) -> dg.MaterializeResult:
+    lf.check_llm_keys("drafter")  # a missing API key fails before any work
     wh = lf.warehouse
     converted = _converted(wh.read("workbooks", WORKBOOKS_SCHEMA))
+    load = blob_workbook_loader(lf.blobs, converted)
+    candidates = wh.read("workflow_candidates", WORKFLOW_CANDIDATES_SCHEMA)
+    messages = wh.read("messages", MESSAGES_SCHEMA)
+    threads = wh.read("threads", THREADS_SCHEMA)
     frame = draft_workflows(
-        wh.read("workflow_candidates", WORKFLOW_CANDIDATES_SCHEMA),
-        blob_workbook_loader(lf.blobs, converted),
-        messages=wh.read("messages", MESSAGES_SCHEMA),
-        threads=wh.read("threads", THREADS_SCHEMA),
+        candidates,
+        load,
+        messages=messages,
+        threads=threads,
         converted=converted,
         version_steps=wh.read("version_steps", VERSION_STEPS_SCHEMA),
         trivial=trivial_reason,
     )
+    metadata: dict = {}
+    llm = lf.llm("drafter")
+    if llm is not None:  # the model writes the instruction; the checker stays the template's
+        frame, rewrites = draft_workflows_llm(
+            frame,
+            llm,
+            load,
+            candidates=candidates,
+            messages=messages,
+            threads=threads,
+            repairs=lf.llm_repair_rounds,
+            progress=context.log.info,
+        )
+        outcomes = rewrites.group_by("status").len().sort("status")
+        metadata.update({f"instructions_{s}": n for s, n in outcomes.iter_rows()})
+        metadata.update(llm.metadata())
     wh.replace("workflow_drafts", frame, WORKFLOW_DRAFTS_SCHEMA)
     return dg.MaterializeResult(
         metadata={
             "drafts": len(frame),
             "with_checker": int(frame["checker"].is_not_null().sum()),
+            "drafter": lf.role("drafter"),
+            **metadata,
         }
     )
 

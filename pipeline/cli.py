@@ -90,6 +90,11 @@ def build(
         help="Question rewriter: none | openai:MODEL | anthropic:MODEL "
         "(default: LEDGERFORGE_REWRITER or none).",
     ),
+    solver: str = typer.Option(
+        "",
+        help="Solver trial over the accepted QA tasks: none | openai:MODEL | anthropic:MODEL "
+        "(default: LEDGERFORGE_SOLVER or none).",
+    ),
     llm_budget: str = typer.Option(
         "",
         help="US dollars the build may spend on model calls; new calls stop there "
@@ -102,7 +107,7 @@ def build(
     from pipeline.roles import llm_budget as budget_of
 
     env = dict(os.environ)
-    for role, value in (("drafter", drafter), ("rewriter", rewriter)):
+    for role, value in (("drafter", drafter), ("rewriter", rewriter), ("solver", solver)):
         if value:
             env[ROLES[role][0]] = value
     if llm_budget:
@@ -110,7 +115,7 @@ def build(
     try:  # a bad choice or a missing API key stops here, before any stage runs
         choices = {role: role_choice(role, environ=env) for role in ROLES}
         budget_of(environ=env)
-        check_keys({r: choices[r] for r in ("drafter", "rewriter")}, environ=env)
+        check_keys({r: choices[r] for r in ("drafter", "rewriter", "solver")}, environ=env)
     except (RoleError, LLMError) as error:
         _fail_line(str(error), 2)
     paths = data_paths(data_root)
