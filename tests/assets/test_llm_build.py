@@ -163,3 +163,21 @@ def test_a_missing_key_stops_the_build_before_any_work(corpus, tmp_path, monkeyp
         lf.check_llm_keys("drafter")
     result = runner.invoke(app, ["build", "--drafter", "gpt-4", "--data-root", str(tmp_path)])
     assert result.exit_code == 2 and "not 'template'" in result.output
+
+
+def test_no_api_key_in_any_file_the_builds_wrote(builds, corpus):
+    """Every file under the data root (warehouse, blobs, cache and call log, release):
+    no key value, in raw bytes or inside a Parquet file's cells."""
+    import io
+
+    root, _ = corpus
+    files = [p for p in (root / "data").rglob("*") if p.is_file()]
+    assert any(p.name == "calls.jsonl" for p in files)  # the LLM call log was written
+    for path in files:
+        data = path.read_bytes()
+        texts = [data.decode("utf-8", "replace")]
+        if path.suffix == ".parquet":
+            frame = pl.read_parquet(io.BytesIO(data))
+            texts += [str(v) for row in frame.iter_rows() for v in row if v is not None]
+        for key in KEYS.values():
+            assert all(key not in t for t in texts), (path, key)
