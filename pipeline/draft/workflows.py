@@ -23,11 +23,12 @@ diff of the first input to the last version: graded on the final state.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -42,10 +43,18 @@ from pipeline.detect.diffs import (
 )
 from pipeline.detect.steps import trivial_reason
 from pipeline.draft.schemas import WORKFLOW_DRAFTS_SCHEMA
-from pipeline.draft.scrub import ROLE_ASKER, People, people_from_headers, personal_data, scrub_text
+from pipeline.draft.scrub import (
+    ROLE_ASKER,
+    People,
+    people_from_headers,
+    personal_data,
+    scrub_text,
+    workbook_personal_data,
+)
 from pipeline.draft.workflow_checker import checker_source
 from pipeline.ingest.workbooks import OLE_MAGIC, Cell, Workbook, read_workbook
-from pipeline.judge.checker import ABS_TOL, REL_TOL, build_checker
+from pipeline.judge.checker import ABS_TOL, REL_TOL, RequiredCell, WorkbookChecker, build_checker
+from pipeline.judge.compare import same_content
 from pipeline.store import BlobStore
 
 __all__ = [
@@ -70,10 +79,20 @@ def _quote(text: object) -> str:
 
 
 def _value(cell: Cell) -> str:
-    """A cell's value as the instruction states it (a date without a midnight time)."""
+    """A cell's value as the instruction states it: a date without a midnight time, a
+    timestamp as people write one ("25 May 2001 09:20"), blank text by its spaces."""
     text = cell.text or ""
     if cell.type == "D" and text.endswith("T00:00:00"):
         text = text[: -len("T00:00:00")]
+    elif cell.type == "D" and "T" in text:
+        try:
+            when = dt.datetime.fromisoformat(text)
+        except ValueError:
+            pass
+        else:
+            return when.strftime("%-d %b %Y %H:%M" + (":%S" if when.second else ""))
+    if cell.type == "T" and text and not text.strip():
+        return "a single space" if text == " " else f"{len(text)} spaces"
     return _quote(text)
 
 
@@ -118,9 +137,12 @@ class _Writer:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.unlisted = 0
+        self.formulas: set[tuple[str, int, int]] = set()  # cells told "put the formula"
+        self.skip: set[tuple[str, str]] = set()  # (sheet, address) no line may state
 
     def cells(self, sheet: str, cells: list[Cell], verb: str = "enter") -> None:
         """Describe setting ``cells``: formulas by runs copied down, constants listed."""
+        cells = [c for c in cells if (sheet, c.address) not in self.skip]
         formulas = [c for c in cells if c.formula]
         constants = [c for c in cells if not c.formula]
         for run in _runs(formulas):
@@ -138,7 +160,12 @@ class _Writer:
                 else:
                     groups.append([c])
             for g in groups:
-                copied = " (and copy it down)" if len(g) > 1 else ""
+                self.formulas.update((sheet, c.row, c.col) for c in g)
+                copied = ""
+                if len(g) > 1:
+                    copied = (
+                        " (and copy it down)" if g[0].col == g[-1].col else " (and copy it across)"
+                    )
                 self.lines.append(
                     f"in '{sheet}'!{_span(g)}, put the formula {g[0].formula}{copied}"
                 )
@@ -159,7 +186,7 @@ def _edits_by_kind(sd: SheetDiff) -> dict[str, list[CellEdit]]:
     return out
 
 
-def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
+def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer, styles: bool = True) -> None:
     sheet = sd.sheet
     ref_sheet = reference.sheets.get(sheet)
     if sd.status == "renamed":
@@ -179,7 +206,23 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
             ]
             w.cells(sheet, inside, "fill in")
     kinds = _edits_by_kind(sd)
-    changes = [e for k in ("value_changed", "formula_to_value") for e in kinds.get(k, [])]
+    pasted = {
+        (e.after.row, e.after.col): e
+        for e in kinds.get("formula_to_value", [])
+        if e.after is not None and e.before is not None
+    }
+    for run in _runs([e.after for e in pasted.values()]):
+        noun = "formula" if len(run) == 1 else "formulas"
+        kept = all(
+            same_content(replace(pasted[(c.row, c.col)].before, formula=None), c) for c in run
+        )
+        if kept:
+            what = "its value" if len(run) == 1 else "their values"
+        else:
+            values = ", ".join(_value(c) for c in run)
+            what = f"the value {values}" if len(run) == 1 else f"the values {values}"
+        w.lines.append(f"replace the {noun} in '{sheet}'!{_span(run)} with {what}")
+    changes = kinds.get("value_changed", [])
     if len(changes) <= MAX_SINGLE_CHANGES:
         for e in changes:
             to = _value(e.after) if e.after else "empty"
@@ -201,6 +244,23 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
     ]
     for run in _runs(cleared):
         w.lines.append(f"clear '{sheet}'!{_span(run)}")
+    if styles:
+        _describe_styles(sd, kinds, w)
+    for label in sd.charts_added:
+        kind, _, anchor = label.partition("@")
+        w.lines.append(
+            f"add a {kind.replace('Chart', '').lower()} chart to '{sheet}' (at {anchor})"
+        )
+    for m in sd.merges_added:
+        w.lines.append(f"merge '{sheet}'!{m}")
+    for cf in sd.conditional_formats_added:
+        w.lines.append(f"add conditional formatting to '{sheet}'!{cf.split(' ')[0]}")
+
+
+def _describe_styles(sd: SheetDiff, kinds: dict[str, list[CellEdit]], w: _Writer) -> None:
+    """Format and style lines read from the diff's format/style edits alone (without a
+    checker; :func:`style_lines` states every style the checker requires)."""
+    sheet = sd.sheet
     formats: dict[str, list[Cell]] = {}
     for e in kinds.get("format_changed", []):
         if e.after is not None:
@@ -214,22 +274,28 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
         what = ", ".join(
             x for x in (f"fill {fill}" if fill else "", f"font colour {font}" if font else "") if x
         )
-        w.lines.append(f"highlight '{sheet}'!{_span(run)} ({what or 'no fill'})")
-    for label in sd.charts_added:
-        kind, _, anchor = label.partition("@")
         w.lines.append(
-            f"add a {kind.replace('Chart', '').lower()} chart to '{sheet}' (at {anchor})"
+            f"highlight '{sheet}'!{_span(run)} ({what})"
+            if what
+            else f"remove the highlight from '{sheet}'!{_span(run)}"
         )
-    for m in sd.merges_added:
-        w.lines.append(f"merge '{sheet}'!{m}")
-    for cf in sd.conditional_formats_added:
-        w.lines.append(f"add conditional formatting to '{sheet}'!{cf.split(' ')[0]}")
 
 
 def describe_diff(diff: WorkbookDiff, reference: Workbook) -> tuple[list[str], int]:
     """What the reference changes, as instruction lines, and how many constant values
     the lines leave unstated."""
+    w = _describe(diff, reference, styles=True)
+    return w.lines, w.unlisted
+
+
+def _describe(
+    diff: WorkbookDiff,
+    reference: Workbook,
+    styles: bool,
+    skip: list[tuple[str, str]] | None = None,
+) -> _Writer:
     w = _Writer()
+    w.skip = set(skip or [])
     for sd in diff.sheets:
         if sd.status == "added":
             w.lines.append(f"add a new sheet named '{sd.sheet}'")
@@ -239,8 +305,197 @@ def describe_diff(diff: WorkbookDiff, reference: Workbook) -> tuple[list[str], i
         elif sd.status == "removed":
             w.lines.append(f"delete the sheet '{sd.sheet}'")
         elif sd.changed:
-            _describe_sheet(sd, reference, w)
-    return w.lines, w.unlisted
+            _describe_sheet(sd, reference, w, styles)
+    return w
+
+
+# --------------------------------------------------------------------------- requirements
+
+_VOLATILE = re.compile(r"\b(?:NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY|INDIRECT|OFFSET)\s*\(", re.I)
+_EXTERNAL = re.compile(r"\[\d+\]")  # '[1]Sheet'!A1: a link to another file
+
+
+def _volatile(formula: str | None) -> bool:
+    """A formula whose cached value is the moment of the save (NOW, RAND, OFFSET...) or
+    the link cache of another file ([1]Sheet!A1), not something the task decides."""
+    return bool(formula) and bool(_VOLATILE.search(formula) or _EXTERNAL.search(formula))
+
+
+@dataclass
+class Requirements:
+    """What a workflow checker requires once the drafter has settled it with what the
+    instruction states."""
+
+    required: list[RequiredCell]
+    ignored: list[tuple[str, str]]  # (sheet, address) neither required nor kept
+    notes: list[str]
+
+
+def _positions(diff: WorkbookDiff) -> tuple[dict, set[str], Callable[[str, int, int], bool]]:
+    edited: dict[tuple[str, int, int], CellEdit] = {}
+    for sd in diff.sheets:
+        for e in sd.cell_edits:
+            if e.after_row is not None and e.after_col is not None:
+                edited[(sd.sheet, e.after_row, e.after_col)] = e
+    added = {sd.sheet for sd in diff.sheets if sd.status == "added"}
+    spans = [
+        (sd.sheet, ax.axis, ax.start, ax.count)
+        for sd in diff.sheets
+        for ax in sd.axis_edits
+        if ax.kind == "inserted"
+    ]
+
+    def inserted(sheet: str, row: int, col: int) -> bool:
+        return any(
+            s == sheet and start <= (row if axis == "row" else col) < start + count
+            for s, axis, start, count in spans
+        )
+
+    return edited, added, inserted
+
+
+def settle_requirements(
+    checker: WorkbookChecker, diff: WorkbookDiff, stated_formulas: set[tuple[str, int, int]]
+) -> Requirements:
+    """``build_checker``'s required cells, made to match what an instruction can say:
+
+    - a volatile or externally linked cell (:func:`_volatile`) is required by its
+      formula only; a new external link (no instruction can state one) is dropped;
+    - where the reference holds such a cell, formula results that changed under an
+      unchanged formula are required by formula only too (they follow the link cache);
+    - a cell the instruction tells to hold a formula must hold it (a typed constant
+      fails); a formula the task replaced by its value must be gone;
+    - a style or number format is required only where the reference edited the cell
+      (every one is then stated, :func:`style_lines`); a cell required for nothing
+      else is left to the kept-cell check.
+    """
+    edited, added, inserted = _positions(diff)
+    back = {sd.sheet: sd.before_name for sd in diff.sheets if sd.status == "renamed"}
+    tainted = any(
+        r.expected is not None and _volatile(r.expected.formula) for r in checker.required
+    )
+    out: list[RequiredCell] = []
+    ignored: list[tuple[str, str]] = []
+    notes: list[str] = []
+    n_volatile = n_linked = 0
+    for r in checker.required:
+        exp, key = r.expected, (r.sheet, r.row, r.col)
+        in_sheet = checker.input.sheets.get(back.get(r.sheet) or r.sheet)
+        before = in_sheet.get(r.row, r.col) if in_sheet else None
+        edit = edited.get(key)
+        same_formula = (
+            exp is not None
+            and exp.formula is not None
+            and before is not None
+            and formula_signature(before.formula, r.row, r.col)
+            == formula_signature(exp.formula, r.row, r.col)
+        )
+        if exp is not None and _volatile(exp.formula):
+            if _EXTERNAL.search(exp.formula or "") and not same_formula:
+                ignored.append((r.sheet, r.address))
+                n_linked += 1
+                continue
+            out.append(replace(r, formula_only=True, style=False, number_format=None))
+            n_volatile += 1
+            continue
+        if tainted and same_formula and (edit is None or edit.kind == "recalculated"):
+            out.append(replace(r, formula_only=True, style=False, number_format=None))
+            n_volatile += 1
+            continue
+        stated = edit is not None or r.sheet in added or inserted(*key)
+        if not stated and (r.style or r.number_format is not None):
+            r = replace(r, style=False, number_format=None)
+            if same_content(exp, before) and r.stale_formula is None:
+                continue  # required for a style alone, which moved with its row
+        if key in stated_formulas and exp is not None and exp.formula:
+            r = replace(r, require_formula=True)
+        if edit is not None and edit.kind == "formula_to_value":
+            r = replace(r, no_formula=True)
+        out.append(r)
+    if n_volatile:
+        notes.append(f"{n_volatile} volatile or linked cells required by formula only")
+    if n_linked:
+        notes.append(f"{n_linked} new external links dropped (no instruction can state them)")
+    return Requirements(out, ignored, notes)
+
+
+_COLOUR_NAMES = {
+    "FFFF00": "yellow",
+    "FFFF99": "light yellow",
+    "FFFFCC": "pale yellow",
+    "FF0000": "red",
+    "00FF00": "green",
+    "008000": "green",
+    "CCFFCC": "light green",
+    "0000FF": "blue",
+    "99CCFF": "light blue",
+    "CCFFFF": "light turquoise",
+    "C0C0C0": "grey",
+    "808080": "grey",
+    "FFCC99": "tan",
+    "FF9900": "orange",
+    "FFC000": "orange",
+    "FFFFFF": "white",
+    "000000": "black",
+}
+
+
+def _colour(code: str) -> str:
+    name = _COLOUR_NAMES.get(code.upper()[-6:]) if len(code) >= 6 else None
+    return f"{name} ({code})" if name else code
+
+
+@dataclass(frozen=True)
+class _Pos:
+    row: int
+    col: int
+
+    @property
+    def address(self) -> str:
+        from openpyxl.utils import get_column_letter
+
+        return f"{get_column_letter(self.col)}{self.row}"
+
+
+def style_lines(required: list[RequiredCell], input_wb: Workbook, diff: WorkbookDiff) -> list[str]:
+    """One instruction line per run of cells sharing a required fill, font colour or
+    number format: every style the checker requires is stated."""
+    back = {sd.sheet: sd.before_name for sd in diff.sheets if sd.status == "renamed"}
+    groups: dict[tuple[str, str], list[_Pos]] = {}
+    for r in required:
+        exp = r.expected
+        if r.number_format is not None:
+            groups.setdefault((r.sheet, f"format|{r.number_format}"), []).append(_Pos(r.row, r.col))
+        if not r.style:
+            continue
+        in_sheet = input_wb.sheets.get(back.get(r.sheet) or r.sheet)
+        before = in_sheet.get(r.row, r.col) if in_sheet else None
+        fill, font = (exp.fill, exp.font_color) if exp else (None, None)
+        old_fill, old_font = (before.fill, before.font_color) if before else (None, None)
+        if fill != old_fill:
+            groups.setdefault((r.sheet, f"fill|{fill or ''}"), []).append(_Pos(r.row, r.col))
+        if font != old_font:
+            groups.setdefault((r.sheet, f"font|{font or ''}"), []).append(_Pos(r.row, r.col))
+    lines = []
+    for (sheet, what), cells in groups.items():
+        kind, _, value = what.partition("|")
+        for run in _runs(cells):  # type: ignore[arg-type]
+            where = f"'{sheet}'!{_span(run)}"  # type: ignore[arg-type]
+            if kind == "format":
+                lines.append(f"format {where} as {value!r}")
+            elif kind == "fill":
+                lines.append(
+                    f"highlight {where} in {_colour(value)}"
+                    if value
+                    else f"remove the highlight from {where}"
+                )
+            else:
+                lines.append(
+                    f"colour the text of {where} {_colour(value)}"
+                    if value
+                    else f"set the text colour of {where} back to automatic"
+                )
+    return lines
 
 
 def _goal_text(goals: list[str], people: People) -> list[str]:
@@ -268,9 +523,18 @@ def write_instruction(goals: list[str], lines: list[str], steps: int, people: Pe
     todo = "\n".join(f"- {line[0].upper()}{line[1:]}." for line in shown)
     if len(lines) > MAX_LINES:
         todo += f"\n- ... and {len(lines) - MAX_LINES} more changes of the same kind."
-    parts.append("Specifically:\n" + todo)
-    if any(line.startswith(("insert ", "delete rows", "delete columns")) for line in shown):
+    deletes = any(line.startswith(("delete rows", "delete columns")) for line in shown)
+    if deletes:
+        # deletions are stated in the addresses of the workbook as received, the rest
+        # in those of the finished one: say so before the list, where it is read first
+        parts.append(
+            "Do the row and column deletions first: their numbers are those of the "
+            "workbook as you receive it. Every other cell address is that of the "
+            "finished workbook."
+        )
+    elif any(line.startswith("insert ") for line in shown):
         parts.append("Cell addresses are those of the finished workbook.")
+    parts.append("Specifically:\n" + todo)
     parts.append("Leave everything else as it is and send me back the updated workbook.")
     return scrub_text("\n\n".join(parts), people)
 
@@ -312,10 +576,12 @@ def _task_id(candidate_id: str, before: str, after: str | None) -> str:
     return "wt-" + hashlib.sha256(f"{candidate_id}|{before}|{after}".encode()).hexdigest()[:16]
 
 
+def _workbook_texts(wb: Workbook) -> list[str]:
+    return [str(c.value) for s in wb.sheets.values() for c in s.cells.values() if c.type == "T"]
+
+
 def _workbook_text(wb: Workbook) -> str:
-    return "\n".join(
-        str(c.value) for s in wb.sheets.values() for c in s.cells.values() if c.type == "T"
-    )
+    return "\n".join(_workbook_texts(wb))
 
 
 def _people(
@@ -404,16 +670,26 @@ def draft_workflows(
             problems.append(
                 f"undecidable: {checker.undecidable or 'nothing the checker can compare'}"
             )
-        lines, unlisted = describe_diff(diff, reference_wb)
+        # the cells no instruction can state (new external links) first, then the rest
+        dropped = settle_requirements(checker, diff, set()).ignored
+        writer = _describe(diff, reference_wb, styles=False, skip=dropped)
+        settled = settle_requirements(checker, diff, writer.formulas)
+        checker = replace(checker, required=settled.required, notes=checker.notes + settled.notes)
+        lines = writer.lines + style_lines(settled.required, input_wb, diff)
+        unlisted = writer.unlisted
         if unlisted:
             problems.append(f"underspecified: {unlisted} values the instruction cannot list")
         if len(lines) > MAX_LINES:
             problems.append(f"underspecified: {len(lines)} edits, more than {MAX_LINES} to list")
-        source = checker_source(task_id, checker, before, after, row["input_xlsx_sha256"])
+        source = checker_source(
+            task_id, checker, before, after, row["input_xlsx_sha256"], settled.ignored
+        )
         if len(source) > MAX_SOURCE_CHARS:
             problems.append(f"checker_too_large: {len(source)} characters > {MAX_SOURCE_CHARS}")
         for label, wb in (("input", input_wb), ("reference", reference_wb)):
-            kinds = sorted({d.kind for d in personal_data(_workbook_text(wb), people)})
+            found = personal_data(_workbook_text(wb), people)
+            found += workbook_personal_data(_workbook_texts(wb))
+            kinds = sorted({d.kind for d in found})
             if kinds:
                 problems.append(f"personal_data_in_workbook: the {label} holds {', '.join(kinds)}")
         step_text = " ".join(summaries[s] for s in row["step_ids"] if summaries.get(s))
