@@ -352,7 +352,8 @@ _LABEL_WORDS = frozenset(
     swap tax term total trade trades trading transport treasury trend value variance volume
     week weekly west year yearly
     avenue basin bay beach channel city county creek field gate hub island lake park pass
-    pipeline plant point river road ship station street valley
+    pipeline plant point river road ship station street valley bridge canyon crossing
+    falls grove harbor heights hill hills junction mesa mills mountain port ridge springs
     """.split()
 )
 _PART = re.compile(

@@ -176,7 +176,10 @@ class _Writer:
                 shown = ", ".join(values[:MAX_LISTED_VALUES]) + ", ..."
             else:
                 shown = ", ".join(values)
-            self.lines.append(f"{verb} {shown} in '{sheet}'!{_span(run)}")
+            if verb == "set":  # "set 'Sheet1'!A4 to 'Revised'", not "change the values to"
+                self.lines.append(f"set '{sheet}'!{_span(run)} to {shown}")
+            else:
+                self.lines.append(f"{verb} {shown} in '{sheet}'!{_span(run)}")
 
 
 def _edits_by_kind(sd: SheetDiff) -> dict[str, list[CellEdit]]:
@@ -228,7 +231,7 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer, styles: bool
             to = _value(e.after) if e.after else "empty"
             w.lines.append(f"in '{sheet}'!{e.after_address}, change {_shown(e.before)} to {to}")
     else:
-        w.cells(sheet, [e.after for e in changes if e.after is not None], "change the values to")
+        w.cells(sheet, [e.after for e in changes if e.after is not None], "set")
     written = [
         e.after
         for k in ("cell_added", "value_to_formula", "formula_changed")
@@ -281,11 +284,33 @@ def _describe_styles(sd: SheetDiff, kinds: dict[str, list[CellEdit]], w: _Writer
         )
 
 
-def describe_diff(diff: WorkbookDiff, reference: Workbook) -> tuple[list[str], int]:
+def describe_diff(
+    diff: WorkbookDiff, reference: Workbook, input_wb: Workbook | None = None
+) -> tuple[list[str], int]:
     """What the reference changes, as instruction lines, and how many constant values
-    the lines leave unstated."""
+    the lines leave unstated. Given the input, the lines are the drafter's own (every
+    style the checker requires stated, see :func:`instruction_lines`)."""
+    if input_wb is not None:
+        checker = build_checker(
+            input_wb, reference, diff_ref=diff, abs_tol=ABS_TOL, rel_tol=REL_TOL
+        )
+        lines, unlisted, _ = instruction_lines(checker, diff)
+        return lines, unlisted
     w = _describe(diff, reference, styles=True)
     return w.lines, w.unlisted
+
+
+def instruction_lines(
+    checker: WorkbookChecker, diff: WorkbookDiff
+) -> tuple[list[str], int, Requirements]:
+    """The instruction lines of a task, how many values they leave unstated, and the
+    checker's requirements settled with them (:func:`settle_requirements`)."""
+    # the cells no instruction can state (new external links) first, then the rest
+    dropped = settle_requirements(checker, diff, set()).ignored
+    writer = _describe(diff, checker.reference, styles=False, skip=dropped)
+    settled = settle_requirements(checker, diff, writer.formulas)
+    lines = writer.lines + style_lines(settled.required, checker.input, diff)
+    return lines, writer.unlisted, settled
 
 
 def _describe(
@@ -670,13 +695,8 @@ def draft_workflows(
             problems.append(
                 f"undecidable: {checker.undecidable or 'nothing the checker can compare'}"
             )
-        # the cells no instruction can state (new external links) first, then the rest
-        dropped = settle_requirements(checker, diff, set()).ignored
-        writer = _describe(diff, reference_wb, styles=False, skip=dropped)
-        settled = settle_requirements(checker, diff, writer.formulas)
+        lines, unlisted, settled = instruction_lines(checker, diff)
         checker = replace(checker, required=settled.required, notes=checker.notes + settled.notes)
-        lines = writer.lines + style_lines(settled.required, input_wb, diff)
-        unlisted = writer.unlisted
         if unlisted:
             problems.append(f"underspecified: {unlisted} values the instruction cannot list")
         if len(lines) > MAX_LINES:

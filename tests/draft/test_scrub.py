@@ -157,6 +157,14 @@ def test_workbook_names_and_extensions_found_labels_kept():
         ("phone_extension", "x3-0699"),
     ]
     # account, desk and hub labels of the generated corpus are no people
-    labels = ["West Desk", "Henry Hub", "May Forecast", "Gas Trading", "Total", "Mark Price"]
+    labels = [
+        "West Desk",
+        "Henry Hub",
+        "Wheeler Ridge",
+        "May Forecast",
+        "Gas Trading",
+        "Total",
+        "Mark Price",
+    ]
     labels += ["Cost per head", "Q1 2001", "Treasury", "deal 273376.1", "SO2", "x 100"]
     assert workbook_personal_data(labels) == []
