@@ -12,10 +12,16 @@ From each candidate (:mod:`pipeline.draft.workflow_candidates`) this module writ
 - the **checker** (:mod:`pipeline.draft.workflow_checker`), an oracle program
   (ARCHITECTURE.md, "Oracles") run in :mod:`oracles.sandbox` that holds the
   requirements of ``pipeline.judge.checker.build_checker`` as literals, reads the
-  workbook under test and prints one JSON verdict ``{"passed", "failures"}``.
+  workbook under test and prints one JSON verdict ``{"passed", "failures"}``. Those
+  requirements are first settled with the instruction
+  (:mod:`pipeline.draft.workflow_requirements`): volatile and linked cells by formula
+  only, every kept fill, font colour and number format stated in a line, a formula the
+  instruction asks for required as a formula, a "paste values" step checked.
 - the **trivial reason** of steps that are no work (only formatting noise, only a date
   stamp) and the drafter-side **problems** (no reference, undecidable diff, a checker
-  too large for the sandbox, personal data in a workbook) for validation to reject.
+  too large for the sandbox, personal data in a workbook: detected data, known names,
+  and person names or phone extensions found in its cells by
+  :func:`pipeline.draft.scrub.workbook_personal_data`) for validation to reject.
 
 Multi-step candidates (k >= 2 consecutive versions) are drafted the same way from the
 diff of the first input to the last version: graded on the final state.
@@ -28,7 +34,7 @@ import hashlib
 import re
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
@@ -52,8 +58,15 @@ from pipeline.draft.scrub import (
     workbook_personal_data,
 )
 from pipeline.draft.workflow_checker import checker_source
+from pipeline.draft.workflow_requirements import (
+    Requirements,
+    cell_runs,
+    settle_requirements,
+    span_text,
+    style_lines,
+)
 from pipeline.ingest.workbooks import OLE_MAGIC, Cell, Workbook, read_workbook
-from pipeline.judge.checker import ABS_TOL, REL_TOL, RequiredCell, WorkbookChecker, build_checker
+from pipeline.judge.checker import ABS_TOL, REL_TOL, WorkbookChecker, build_checker
 from pipeline.judge.compare import same_content
 from pipeline.store import BlobStore
 
@@ -104,33 +117,6 @@ def _shown(cell: Cell | None) -> str:
     return _value(cell)
 
 
-def _runs_along(cells: list[Cell], by_row: bool) -> list[list[Cell]]:
-    out: list[list[Cell]] = []
-    key = (lambda c: (c.row, c.col)) if by_row else (lambda c: (c.col, c.row))
-    for cell in sorted(cells, key=key):
-        last = out[-1][-1] if out else None
-        if last is not None and (
-            (by_row and last.row == cell.row and last.col + 1 == cell.col)
-            or (not by_row and last.col == cell.col and last.row + 1 == cell.row)
-        ):
-            out[-1].append(cell)
-        else:
-            out.append([cell])
-    return out
-
-
-def _runs(cells: list[Cell]) -> list[list[Cell]]:
-    """Cells of one column in consecutive rows, or of one row in consecutive columns,
-    whichever says it in fewer runs."""
-    down, across = _runs_along(cells, False), _runs_along(cells, True)
-    return across if len(across) < len(down) else down
-
-
-def _span(run: list[Cell]) -> str:
-    first, last = run[0], run[-1]
-    return first.address if first is last else f"{first.address}:{last.address}"
-
-
 class _Writer:
     """Collects instruction lines and what they leave unstated."""
 
@@ -145,7 +131,7 @@ class _Writer:
         cells = [c for c in cells if (sheet, c.address) not in self.skip]
         formulas = [c for c in cells if c.formula]
         constants = [c for c in cells if not c.formula]
-        for run in _runs(formulas):
+        for run in cell_runs(formulas):
             groups: list[list[Cell]] = []
             for c in run:
                 sig = formula_signature(c.formula, c.row, c.col)
@@ -167,9 +153,9 @@ class _Writer:
                         " (and copy it down)" if g[0].col == g[-1].col else " (and copy it across)"
                     )
                 self.lines.append(
-                    f"in '{sheet}'!{_span(g)}, put the formula {g[0].formula}{copied}"
+                    f"in '{sheet}'!{span_text(g)}, put the formula {g[0].formula}{copied}"
                 )
-        for run in _runs(constants):
+        for run in cell_runs(constants):
             values = [_value(c) for c in run]
             if len(values) > MAX_LISTED_VALUES:
                 self.unlisted += len(values) - MAX_LISTED_VALUES
@@ -177,9 +163,9 @@ class _Writer:
             else:
                 shown = ", ".join(values)
             if verb == "set":  # "set 'Sheet1'!A4 to 'Revised'", not "change the values to"
-                self.lines.append(f"set '{sheet}'!{_span(run)} to {shown}")
+                self.lines.append(f"set '{sheet}'!{span_text(run)} to {shown}")
             else:
-                self.lines.append(f"{verb} {shown} in '{sheet}'!{_span(run)}")
+                self.lines.append(f"{verb} {shown} in '{sheet}'!{span_text(run)}")
 
 
 def _edits_by_kind(sd: SheetDiff) -> dict[str, list[CellEdit]]:
@@ -214,7 +200,7 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer, styles: bool
         for e in kinds.get("formula_to_value", [])
         if e.after is not None and e.before is not None
     }
-    for run in _runs([e.after for e in pasted.values()]):
+    for run in cell_runs([e.after for e in pasted.values()]):
         noun = "formula" if len(run) == 1 else "formulas"
         kept = all(
             same_content(replace(pasted[(c.row, c.col)].before, formula=None), c) for c in run
@@ -224,7 +210,7 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer, styles: bool
         else:
             values = ", ".join(_value(c) for c in run)
             what = f"the value {values}" if len(run) == 1 else f"the values {values}"
-        w.lines.append(f"replace the {noun} in '{sheet}'!{_span(run)} with {what}")
+        w.lines.append(f"replace the {noun} in '{sheet}'!{span_text(run)} with {what}")
     changes = kinds.get("value_changed", [])
     if len(changes) <= MAX_SINGLE_CHANGES:
         for e in changes:
@@ -245,8 +231,8 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer, styles: bool
         for e in kinds.get("cell_removed", [])
         if e.before is not None and e.after_row is not None and e.after_col is not None
     ]
-    for run in _runs(cleared):
-        w.lines.append(f"clear '{sheet}'!{_span(run)}")
+    for run in cell_runs(cleared):
+        w.lines.append(f"clear '{sheet}'!{span_text(run)}")
     if styles:
         _describe_styles(sd, kinds, w)
     for label in sd.charts_added:
@@ -269,18 +255,18 @@ def _describe_styles(sd: SheetDiff, kinds: dict[str, list[CellEdit]], w: _Writer
         if e.after is not None:
             formats.setdefault(e.after.number_format, []).append(e.after)
     for fmt, cells in formats.items():
-        for run in _runs(cells):
-            w.lines.append(f"format '{sheet}'!{_span(run)} as {fmt!r}")
+        for run in cell_runs(cells):
+            w.lines.append(f"format '{sheet}'!{span_text(run)} as {fmt!r}")
     styled = [e.after for e in kinds.get("style_changed", []) if e.after is not None]
-    for run in _runs(styled):
+    for run in cell_runs(styled):
         fill, font = run[0].fill, run[0].font_color
         what = ", ".join(
             x for x in (f"fill {fill}" if fill else "", f"font colour {font}" if font else "") if x
         )
         w.lines.append(
-            f"highlight '{sheet}'!{_span(run)} ({what})"
+            f"highlight '{sheet}'!{span_text(run)} ({what})"
             if what
-            else f"remove the highlight from '{sheet}'!{_span(run)}"
+            else f"remove the highlight from '{sheet}'!{span_text(run)}"
         )
 
 
@@ -332,195 +318,6 @@ def _describe(
         elif sd.changed:
             _describe_sheet(sd, reference, w, styles)
     return w
-
-
-# --------------------------------------------------------------------------- requirements
-
-_VOLATILE = re.compile(r"\b(?:NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY|INDIRECT|OFFSET)\s*\(", re.I)
-_EXTERNAL = re.compile(r"\[\d+\]")  # '[1]Sheet'!A1: a link to another file
-
-
-def _volatile(formula: str | None) -> bool:
-    """A formula whose cached value is the moment of the save (NOW, RAND, OFFSET...) or
-    the link cache of another file ([1]Sheet!A1), not something the task decides."""
-    return bool(formula) and bool(_VOLATILE.search(formula) or _EXTERNAL.search(formula))
-
-
-@dataclass
-class Requirements:
-    """What a workflow checker requires once the drafter has settled it with what the
-    instruction states."""
-
-    required: list[RequiredCell]
-    ignored: list[tuple[str, str]]  # (sheet, address) neither required nor kept
-    notes: list[str]
-
-
-def _positions(diff: WorkbookDiff) -> tuple[dict, set[str], Callable[[str, int, int], bool]]:
-    edited: dict[tuple[str, int, int], CellEdit] = {}
-    for sd in diff.sheets:
-        for e in sd.cell_edits:
-            if e.after_row is not None and e.after_col is not None:
-                edited[(sd.sheet, e.after_row, e.after_col)] = e
-    added = {sd.sheet for sd in diff.sheets if sd.status == "added"}
-    spans = [
-        (sd.sheet, ax.axis, ax.start, ax.count)
-        for sd in diff.sheets
-        for ax in sd.axis_edits
-        if ax.kind == "inserted"
-    ]
-
-    def inserted(sheet: str, row: int, col: int) -> bool:
-        return any(
-            s == sheet and start <= (row if axis == "row" else col) < start + count
-            for s, axis, start, count in spans
-        )
-
-    return edited, added, inserted
-
-
-def settle_requirements(
-    checker: WorkbookChecker, diff: WorkbookDiff, stated_formulas: set[tuple[str, int, int]]
-) -> Requirements:
-    """``build_checker``'s required cells, made to match what an instruction can say:
-
-    - a volatile or externally linked cell (:func:`_volatile`) is required by its
-      formula only; a new external link (no instruction can state one) is dropped;
-    - where the reference holds such a cell, formula results that changed under an
-      unchanged formula are required by formula only too (they follow the link cache);
-    - a cell the instruction tells to hold a formula must hold it (a typed constant
-      fails); a formula the task replaced by its value must be gone;
-    - a style or number format is required only where the reference edited the cell
-      (every one is then stated, :func:`style_lines`); a cell required for nothing
-      else is left to the kept-cell check.
-    """
-    edited, added, inserted = _positions(diff)
-    back = {sd.sheet: sd.before_name for sd in diff.sheets if sd.status == "renamed"}
-    tainted = any(
-        r.expected is not None and _volatile(r.expected.formula) for r in checker.required
-    )
-    out: list[RequiredCell] = []
-    ignored: list[tuple[str, str]] = []
-    notes: list[str] = []
-    n_volatile = n_linked = 0
-    for r in checker.required:
-        exp, key = r.expected, (r.sheet, r.row, r.col)
-        in_sheet = checker.input.sheets.get(back.get(r.sheet) or r.sheet)
-        before = in_sheet.get(r.row, r.col) if in_sheet else None
-        edit = edited.get(key)
-        same_formula = (
-            exp is not None
-            and exp.formula is not None
-            and before is not None
-            and formula_signature(before.formula, r.row, r.col)
-            == formula_signature(exp.formula, r.row, r.col)
-        )
-        if exp is not None and _volatile(exp.formula):
-            if _EXTERNAL.search(exp.formula or "") and not same_formula:
-                ignored.append((r.sheet, r.address))
-                n_linked += 1
-                continue
-            out.append(replace(r, formula_only=True, style=False, number_format=None))
-            n_volatile += 1
-            continue
-        if tainted and same_formula and (edit is None or edit.kind == "recalculated"):
-            out.append(replace(r, formula_only=True, style=False, number_format=None))
-            n_volatile += 1
-            continue
-        stated = edit is not None or r.sheet in added or inserted(*key)
-        if not stated and (r.style or r.number_format is not None):
-            r = replace(r, style=False, number_format=None)
-            if same_content(exp, before) and r.stale_formula is None:
-                continue  # required for a style alone, which moved with its row
-        if key in stated_formulas and exp is not None and exp.formula:
-            r = replace(r, require_formula=True)
-        if edit is not None and edit.kind == "formula_to_value":
-            r = replace(r, no_formula=True)
-        out.append(r)
-    if n_volatile:
-        notes.append(f"{n_volatile} volatile or linked cells required by formula only")
-    if n_linked:
-        notes.append(f"{n_linked} new external links dropped (no instruction can state them)")
-    return Requirements(out, ignored, notes)
-
-
-_COLOUR_NAMES = {
-    "FFFF00": "yellow",
-    "FFFF99": "light yellow",
-    "FFFFCC": "pale yellow",
-    "FF0000": "red",
-    "00FF00": "green",
-    "008000": "green",
-    "CCFFCC": "light green",
-    "0000FF": "blue",
-    "99CCFF": "light blue",
-    "CCFFFF": "light turquoise",
-    "C0C0C0": "grey",
-    "808080": "grey",
-    "FFCC99": "tan",
-    "FF9900": "orange",
-    "FFC000": "orange",
-    "FFFFFF": "white",
-    "000000": "black",
-}
-
-
-def _colour(code: str) -> str:
-    name = _COLOUR_NAMES.get(code.upper()[-6:]) if len(code) >= 6 else None
-    return f"{name} ({code})" if name else code
-
-
-@dataclass(frozen=True)
-class _Pos:
-    row: int
-    col: int
-
-    @property
-    def address(self) -> str:
-        from openpyxl.utils import get_column_letter
-
-        return f"{get_column_letter(self.col)}{self.row}"
-
-
-def style_lines(required: list[RequiredCell], input_wb: Workbook, diff: WorkbookDiff) -> list[str]:
-    """One instruction line per run of cells sharing a required fill, font colour or
-    number format: every style the checker requires is stated."""
-    back = {sd.sheet: sd.before_name for sd in diff.sheets if sd.status == "renamed"}
-    groups: dict[tuple[str, str], list[_Pos]] = {}
-    for r in required:
-        exp = r.expected
-        if r.number_format is not None:
-            groups.setdefault((r.sheet, f"format|{r.number_format}"), []).append(_Pos(r.row, r.col))
-        if not r.style:
-            continue
-        in_sheet = input_wb.sheets.get(back.get(r.sheet) or r.sheet)
-        before = in_sheet.get(r.row, r.col) if in_sheet else None
-        fill, font = (exp.fill, exp.font_color) if exp else (None, None)
-        old_fill, old_font = (before.fill, before.font_color) if before else (None, None)
-        if fill != old_fill:
-            groups.setdefault((r.sheet, f"fill|{fill or ''}"), []).append(_Pos(r.row, r.col))
-        if font != old_font:
-            groups.setdefault((r.sheet, f"font|{font or ''}"), []).append(_Pos(r.row, r.col))
-    lines = []
-    for (sheet, what), cells in groups.items():
-        kind, _, value = what.partition("|")
-        for run in _runs(cells):  # type: ignore[arg-type]
-            where = f"'{sheet}'!{_span(run)}"  # type: ignore[arg-type]
-            if kind == "format":
-                lines.append(f"format {where} as {value!r}")
-            elif kind == "fill":
-                lines.append(
-                    f"highlight {where} in {_colour(value)}"
-                    if value
-                    else f"remove the highlight from {where}"
-                )
-            else:
-                lines.append(
-                    f"colour the text of {where} {_colour(value)}"
-                    if value
-                    else f"set the text colour of {where} back to automatic"
-                )
-    return lines
 
 
 def _goal_text(goals: list[str], people: People) -> list[str]:
