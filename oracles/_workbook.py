@@ -229,7 +229,8 @@ def formula_key(formula: str | None) -> str | None:
     """A formula as compared at one address: case, spaces, ``$`` and ``_xlfn.`` dropped."""
     if formula is None:
         return None
-    return re.sub(r"\s+|\$", "", formula.upper()).replace("_XLFN.", "").replace("_XLWS.", "")
+    text = re.sub(r"\s+|\$", "", formula.upper()).replace("_XLFN.", "").replace("_XLWS.", "")
+    return re.sub(r"'([A-Z0-9_.]+)'!", r"\1!", text)  # 'Sales'!B2 is Sales!B2
 
 
 def _class(cell: CellView) -> str | None:
@@ -337,8 +338,12 @@ def _want(spec: list | tuple) -> tuple[str, str, CellView | None, dict]:
     ``[sheet, address, type, value, formula, extras]`` (type, value and formula all
     None: the cell must be empty). ``extras`` may hold ``strict_text``, ``strict_type``,
     ``number_format``, ``fill``, ``font_color`` (with ``style``: True),
-    ``stale_formula`` (the input's formula, which the output must not keep) and
-    ``abs_tol`` (this cell's own absolute tolerance, tighter than the task's)."""
+    ``stale_formula`` (the input's formula, which the output must not keep),
+    ``formula`` (True: the output must hold the same formula, not only its value),
+    ``formula_only`` (True: compare the formula alone, for a volatile or externally
+    linked cell whose cached value is the build's, not the task's), ``no_formula``
+    (True: the formula must be replaced by its value) and ``abs_tol`` (this cell's own
+    absolute tolerance, tighter than the task's)."""
     sheet, address, kind, value, formula = spec[:5]
     extras = dict(spec[5]) if len(spec) > 5 and spec[5] else {}
     if kind is None and value is None and formula is None:
@@ -375,6 +380,12 @@ def check_cell(
     if sheet not in workbook.sheets:
         return {**failure, "rule": "missing_sheet", "got": None}
     got = workbook.cell(sheet, address)
+    got_formula = formula_key(got.formula) if got is not None else None
+    if extras.get("formula_only"):
+        if got_formula == formula_key(want.formula if want else None):
+            return None
+        return {**failure, "expected": want.formula if want else None,
+                "rule": "formula_mismatch", "got": got.formula if got else None}  # fmt: skip
     ok, rule = compare(
         want,
         got,
@@ -392,6 +403,12 @@ def check_cell(
         have = (got.fill, got.font_color) if got is not None else (None, None)
         if have != (extras.get("fill"), extras.get("font_color")):
             return {**failure, "rule": "style_mismatch", "got": f"fill={have[0]} font={have[1]}"}
+    if ok and extras.get("formula") and want is not None:
+        if got_formula != formula_key(want.formula):
+            return {**failure, "expected": want.formula, "rule": "formula_mismatch",
+                    "got": (got.formula if got else None) or _shown(got)}  # fmt: skip
+    if ok and extras.get("no_formula") and got is not None and got.formula:
+        return {**failure, "rule": "formula_kept", "got": got.formula}
     stale = extras.get("stale_formula")
     if ok and stale and got is not None and formula_key(got.formula) == formula_key(stale):
         return {**failure, "rule": "unchanged_formula", "got": got.formula}

@@ -57,7 +57,12 @@ _SPAN = re.compile(rf"{_SHEET}!([A-Z]{{1,3}}\d+(?::[A-Z]{{1,3}}\d+)?)")
 _QUOTED_OR_NUMBER = re.compile(r"'([^']*)'|(-?[\d,]*\d(?:\.\d+)?%?)")
 _ENTER = re.compile(rf"^(?:enter|fill in|change the values to) (.*) in {_SHEET}!\S+$")
 _CHANGE = re.compile(rf"^in {_SHEET}!\S+, change .* to (.+)$")
-_FORMULA = re.compile(rf"^in {_SHEET}!\S+, put the formula (.+?)(?: \(and copy it down\))?$")
+_FORMULA = re.compile(
+    rf"^in {_SHEET}!\S+, put the formula (.+?)(?: \(and copy it (?:down|across)\))?$"
+)
+_SET = re.compile(rf"^set {_SHEET}!\S+ to (.*)$")
+_PASTE = re.compile(rf"^replace the formulas? in {_SHEET}!\S+ with the values? (.*)$")
+_COLOUR = re.compile(r"^(?:highlight|colour the text of) .*\b([0-9A-F]{6}|[0-9A-F]{8})\)?$")
 _FORMAT = re.compile(rf"^format {_SHEET}!\S+ as '(.*)'$")
 _INSERT = re.compile(rf"^insert \d+ new (row|column)s? at (\S+) in {_SHEET}$")
 _DELETE = re.compile(rf"^delete (row|column)s (\S+) of {_SHEET}$")
@@ -96,8 +101,10 @@ def requirements_from_lines(lines: Iterable[str], diff: WorkbookDiff | None = No
             formulas.append(m.group(1))
         elif m := _CHANGE.match(line):
             values += _values_in(m.group(1)) or [m.group(1)]
-        elif m := _ENTER.match(line):
+        elif m := (_ENTER.match(line) or _SET.match(line) or _PASTE.match(line)):
             values += _values_in(m.group(1))
+        elif m := _COLOUR.match(line):
+            values.append(m.group(1))
         elif m := _FORMAT.match(line):
             values.append(m.group(1))
         elif m := _INSERT.match(line):

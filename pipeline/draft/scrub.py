@@ -17,6 +17,14 @@ they carry of the mail must not identify anyone. Two passes:
 
 :func:`personal_data` finds what is left (the validator rejects an instruction that
 still holds any), so scrubbing and checking share one definition.
+
+Workbook cells are another matter: a real workbook names people the mail never does
+(a contact list, the traders of a deal sheet). :func:`workbook_personal_data` finds
+them without knowing them: a cell (or a "/", ",", ";", "&" separated part of one) that
+is exactly "First Last" where First is a given name of Faker's name lists (installed
+with scrubadub) and Last a capitalised surname-like word, and phone extensions
+("x3-0699", "ext. 4567"). A whole-cell match keeps account and desk labels ("West
+Desk", "May Forecast") out.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ __all__ = [
     "people_from_headers",
     "personal_data",
     "scrub_text",
+    "workbook_personal_data",
     "signature_name",
 ]
 
@@ -325,3 +334,57 @@ def scrub_text(text: str | None, people: People | None = None) -> str:
         lambda m: m.group(1) + m.group(2)[0].upper() + m.group(2)[1:],
         out,
     )
+
+
+# --------------------------------------------------------------------------- workbooks
+
+# capitalised words that follow a given name in business labels ("Mark Price", "May
+# Forecast"): no surname
+_LABEL_WORDS = frozenset(
+    """
+    account accounts accrual actual actuals adjustment allocation amount analysis april
+    august balance bank bid book budget call capital cash change check close cost costs
+    credit curve daily data date deal deals december demand desk east entry estimate
+    expense expenses february final flow forecast fuel gas gross hedge income index
+    interest january july june limit load long march market may month monthly net north
+    november october offer option pool position power price prices profit rate rates
+    region report revenue risk sale sales schedule september short south spread summary
+    swap tax term total trade trades trading transport treasury trend value variance volume
+    week weekly west year yearly
+    avenue basin bay beach channel city county creek field gate hub island lake park pass
+    pipeline plant point river road ship station street valley bridge canyon crossing
+    falls grove harbor heights hill hills junction mesa mills mountain port ridge springs
+    """.split()
+)
+_PART = re.compile(
+    r"^(?P<first>[A-Z][a-z]+)\s+(?:[A-Z]\.?\s+)?(?P<last>(?:Mc|Mac|O')?[A-Z][a-z]+"
+    r"(?:-[A-Z][a-z]+)?)(?:,?\s+(?:Jr\.?|Sr\.?|II|III|IV))?$"
+)
+_EXTENSION = re.compile(r"(?<![\w-])(?:x|ext\.?\s*)\d{1,2}-?\d{3,4}(?![\w-])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _given_names() -> frozenset[str]:
+    """Given names of Faker's English locales (Faker comes with scrubadub)."""
+    from faker.providers.person.en import Provider as En
+    from faker.providers.person.en_US import Provider as EnUs
+
+    names = set(En.first_names) | set(EnUs.first_names_male) | set(EnUs.first_names_female)
+    return frozenset(n for n in names if n.lower() not in _LABEL_WORDS)
+
+
+def workbook_personal_data(texts: Iterable[str]) -> list[PersonalDatum]:
+    """Person names and phone extensions in workbook text cells (see the module doc)."""
+    given = _given_names()
+    out: list[PersonalDatum] = []
+    for text in texts:
+        if not text or len(text) > 200:
+            continue
+        for m in _EXTENSION.finditer(text):
+            out.append(PersonalDatum("phone_extension", m.group(0), m.start(), m.end()))
+        for part in re.split(r"\s*[/,;&\n]\s*|\s+and\s+", text.strip()):
+            m = _PART.match(part)
+            if m and m.group("first") in given and m.group("last").lower() not in _LABEL_WORDS:
+                start = text.find(part)
+                out.append(PersonalDatum("person_name", part, start, start + len(part)))
+    return out

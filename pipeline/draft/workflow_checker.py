@@ -67,6 +67,12 @@ def _spec(
             fill=cell.fill if cell else None,
             font_color=cell.font_color if cell else None,
         )
+    if req.formula_only:
+        extras["formula_only"] = True
+    if req.require_formula:
+        extras["formula"] = True
+    if req.no_formula:
+        extras["no_formula"] = True
     if req.stale_formula is not None:
         if before is not None and before.formula:
             extras["stale_formula"] = before.formula
@@ -94,7 +100,7 @@ for sheet, kind, label, present in FEATURES:
     found = sheet_features(output, sheet)
     if (label in found[kind]) != present:
         failures.append({"sheet": sheet, "rule": "feature", "expected": [kind, label, present]})
-changed = [(spec[0], spec[1]) for spec in REQUIRED]
+changed = [(spec[0], spec[1]) for spec in REQUIRED] + [tuple(c) for c in IGNORED]
 failures += kept_cell_failures(output, workbook_blob(INPUT), changed, RENAMED, REMOVED_SHEETS)
 emit_verdict(failures, len(REQUIRED) + len(REMOVED_SHEETS) + len(FEATURES))
 """
@@ -108,8 +114,11 @@ def checker_source(
     input_sha256: str,
     reference_sha256: str,
     input_xlsx_sha256: str | None = None,
+    ignored: list[tuple[str, str]] | None = None,
 ) -> str:
-    """The oracle program of a workflow task, from ``build_checker``'s requirements."""
+    """The oracle program of a workflow task, from ``build_checker``'s requirements.
+    ``ignored`` (sheet, address) are cells neither required nor kept: the reference
+    changed them in a way no instruction can state (a new external link)."""
     renamed = {
         sd.before_name: sd.sheet
         for sd in checker.diff_ref.sheets
@@ -146,6 +155,7 @@ def checker_source(
         "]",
         f"REMOVED_SHEETS = {sorted(checker.removed_sheets)!r}",
         f"RENAMED = {renamed!r}",
+        f"IGNORED = {sorted(ignored or [])!r}",
         "FEATURES = [",
         *[f"    {f!r}," for f in features],
         "]",

@@ -229,7 +229,9 @@ def workflow_contexts(
             continue
         diff = diff_workbooks(input_wb, reference_wb)
         # the edit lines carry cell values: scrubbed like the template's instruction
-        lines = [scrub_text(line, people) for line in describe_diff(diff, reference_wb)[0]]
+        lines = [
+            scrub_text(line, people) for line in describe_diff(diff, reference_wb, input_wb)[0]
+        ]
         contexts.append(
             WorkflowContext(
                 task_id=d["task_id"],

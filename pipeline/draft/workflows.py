@@ -12,10 +12,16 @@ From each candidate (:mod:`pipeline.draft.workflow_candidates`) this module writ
 - the **checker** (:mod:`pipeline.draft.workflow_checker`), an oracle program
   (ARCHITECTURE.md, "Oracles") run in :mod:`oracles.sandbox` that holds the
   requirements of ``pipeline.judge.checker.build_checker`` as literals, reads the
-  workbook under test and prints one JSON verdict ``{"passed", "failures"}``.
+  workbook under test and prints one JSON verdict ``{"passed", "failures"}``. Those
+  requirements are first settled with the instruction
+  (:mod:`pipeline.draft.workflow_requirements`): volatile and linked cells by formula
+  only, every kept fill, font colour and number format stated in a line, a formula the
+  instruction asks for required as a formula, a "paste values" step checked.
 - the **trivial reason** of steps that are no work (only formatting noise, only a date
   stamp) and the drafter-side **problems** (no reference, undecidable diff, a checker
-  too large for the sandbox, personal data in a workbook) for validation to reject.
+  too large for the sandbox, personal data in a workbook: detected data, known names,
+  and person names or phone extensions found in its cells by
+  :func:`pipeline.draft.scrub.workbook_personal_data`) for validation to reject.
 
 Multi-step candidates (k >= 2 consecutive versions) are drafted the same way from the
 diff of the first input to the last version: graded on the final state.
@@ -23,6 +29,7 @@ diff of the first input to the last version: graded on the final state.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 import tempfile
@@ -42,10 +49,25 @@ from pipeline.detect.diffs import (
 )
 from pipeline.detect.steps import trivial_reason
 from pipeline.draft.schemas import WORKFLOW_DRAFTS_SCHEMA
-from pipeline.draft.scrub import ROLE_ASKER, People, people_from_headers, personal_data, scrub_text
+from pipeline.draft.scrub import (
+    ROLE_ASKER,
+    People,
+    people_from_headers,
+    personal_data,
+    scrub_text,
+    workbook_personal_data,
+)
 from pipeline.draft.workflow_checker import checker_source
+from pipeline.draft.workflow_requirements import (
+    Requirements,
+    cell_runs,
+    settle_requirements,
+    span_text,
+    style_lines,
+)
 from pipeline.ingest.workbooks import OLE_MAGIC, Cell, Workbook, read_workbook
-from pipeline.judge.checker import ABS_TOL, REL_TOL, build_checker
+from pipeline.judge.checker import ABS_TOL, REL_TOL, WorkbookChecker, build_checker
+from pipeline.judge.compare import same_content
 from pipeline.store import BlobStore
 
 __all__ = [
@@ -70,10 +92,20 @@ def _quote(text: object) -> str:
 
 
 def _value(cell: Cell) -> str:
-    """A cell's value as the instruction states it (a date without a midnight time)."""
+    """A cell's value as the instruction states it: a date without a midnight time, a
+    timestamp as people write one ("25 May 2001 09:20"), blank text by its spaces."""
     text = cell.text or ""
     if cell.type == "D" and text.endswith("T00:00:00"):
         text = text[: -len("T00:00:00")]
+    elif cell.type == "D" and "T" in text:
+        try:
+            when = dt.datetime.fromisoformat(text)
+        except ValueError:
+            pass
+        else:
+            return when.strftime("%-d %b %Y %H:%M" + (":%S" if when.second else ""))
+    if cell.type == "T" and text and not text.strip():
+        return "a single space" if text == " " else f"{len(text)} spaces"
     return _quote(text)
 
 
@@ -85,45 +117,21 @@ def _shown(cell: Cell | None) -> str:
     return _value(cell)
 
 
-def _runs_along(cells: list[Cell], by_row: bool) -> list[list[Cell]]:
-    out: list[list[Cell]] = []
-    key = (lambda c: (c.row, c.col)) if by_row else (lambda c: (c.col, c.row))
-    for cell in sorted(cells, key=key):
-        last = out[-1][-1] if out else None
-        if last is not None and (
-            (by_row and last.row == cell.row and last.col + 1 == cell.col)
-            or (not by_row and last.col == cell.col and last.row + 1 == cell.row)
-        ):
-            out[-1].append(cell)
-        else:
-            out.append([cell])
-    return out
-
-
-def _runs(cells: list[Cell]) -> list[list[Cell]]:
-    """Cells of one column in consecutive rows, or of one row in consecutive columns,
-    whichever says it in fewer runs."""
-    down, across = _runs_along(cells, False), _runs_along(cells, True)
-    return across if len(across) < len(down) else down
-
-
-def _span(run: list[Cell]) -> str:
-    first, last = run[0], run[-1]
-    return first.address if first is last else f"{first.address}:{last.address}"
-
-
 class _Writer:
     """Collects instruction lines and what they leave unstated."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []
         self.unlisted = 0
+        self.formulas: set[tuple[str, int, int]] = set()  # cells told "put the formula"
+        self.skip: set[tuple[str, str]] = set()  # (sheet, address) no line may state
 
     def cells(self, sheet: str, cells: list[Cell], verb: str = "enter") -> None:
         """Describe setting ``cells``: formulas by runs copied down, constants listed."""
+        cells = [c for c in cells if (sheet, c.address) not in self.skip]
         formulas = [c for c in cells if c.formula]
         constants = [c for c in cells if not c.formula]
-        for run in _runs(formulas):
+        for run in cell_runs(formulas):
             groups: list[list[Cell]] = []
             for c in run:
                 sig = formula_signature(c.formula, c.row, c.col)
@@ -138,18 +146,26 @@ class _Writer:
                 else:
                     groups.append([c])
             for g in groups:
-                copied = " (and copy it down)" if len(g) > 1 else ""
+                self.formulas.update((sheet, c.row, c.col) for c in g)
+                copied = ""
+                if len(g) > 1:
+                    copied = (
+                        " (and copy it down)" if g[0].col == g[-1].col else " (and copy it across)"
+                    )
                 self.lines.append(
-                    f"in '{sheet}'!{_span(g)}, put the formula {g[0].formula}{copied}"
+                    f"in '{sheet}'!{span_text(g)}, put the formula {g[0].formula}{copied}"
                 )
-        for run in _runs(constants):
+        for run in cell_runs(constants):
             values = [_value(c) for c in run]
             if len(values) > MAX_LISTED_VALUES:
                 self.unlisted += len(values) - MAX_LISTED_VALUES
                 shown = ", ".join(values[:MAX_LISTED_VALUES]) + ", ..."
             else:
                 shown = ", ".join(values)
-            self.lines.append(f"{verb} {shown} in '{sheet}'!{_span(run)}")
+            if verb == "set":  # "set 'Sheet1'!A4 to 'Revised'", not "change the values to"
+                self.lines.append(f"set '{sheet}'!{span_text(run)} to {shown}")
+            else:
+                self.lines.append(f"{verb} {shown} in '{sheet}'!{span_text(run)}")
 
 
 def _edits_by_kind(sd: SheetDiff) -> dict[str, list[CellEdit]]:
@@ -159,7 +175,7 @@ def _edits_by_kind(sd: SheetDiff) -> dict[str, list[CellEdit]]:
     return out
 
 
-def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
+def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer, styles: bool = True) -> None:
     sheet = sd.sheet
     ref_sheet = reference.sheets.get(sheet)
     if sd.status == "renamed":
@@ -179,13 +195,29 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
             ]
             w.cells(sheet, inside, "fill in")
     kinds = _edits_by_kind(sd)
-    changes = [e for k in ("value_changed", "formula_to_value") for e in kinds.get(k, [])]
+    pasted = {
+        (e.after.row, e.after.col): e
+        for e in kinds.get("formula_to_value", [])
+        if e.after is not None and e.before is not None
+    }
+    for run in cell_runs([e.after for e in pasted.values()]):
+        noun = "formula" if len(run) == 1 else "formulas"
+        kept = all(
+            same_content(replace(pasted[(c.row, c.col)].before, formula=None), c) for c in run
+        )
+        if kept:
+            what = "its value" if len(run) == 1 else "their values"
+        else:
+            values = ", ".join(_value(c) for c in run)
+            what = f"the value {values}" if len(run) == 1 else f"the values {values}"
+        w.lines.append(f"replace the {noun} in '{sheet}'!{span_text(run)} with {what}")
+    changes = kinds.get("value_changed", [])
     if len(changes) <= MAX_SINGLE_CHANGES:
         for e in changes:
             to = _value(e.after) if e.after else "empty"
             w.lines.append(f"in '{sheet}'!{e.after_address}, change {_shown(e.before)} to {to}")
     else:
-        w.cells(sheet, [e.after for e in changes if e.after is not None], "change the values to")
+        w.cells(sheet, [e.after for e in changes if e.after is not None], "set")
     written = [
         e.after
         for k in ("cell_added", "value_to_formula", "formula_changed")
@@ -199,22 +231,10 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
         for e in kinds.get("cell_removed", [])
         if e.before is not None and e.after_row is not None and e.after_col is not None
     ]
-    for run in _runs(cleared):
-        w.lines.append(f"clear '{sheet}'!{_span(run)}")
-    formats: dict[str, list[Cell]] = {}
-    for e in kinds.get("format_changed", []):
-        if e.after is not None:
-            formats.setdefault(e.after.number_format, []).append(e.after)
-    for fmt, cells in formats.items():
-        for run in _runs(cells):
-            w.lines.append(f"format '{sheet}'!{_span(run)} as {fmt!r}")
-    styled = [e.after for e in kinds.get("style_changed", []) if e.after is not None]
-    for run in _runs(styled):
-        fill, font = run[0].fill, run[0].font_color
-        what = ", ".join(
-            x for x in (f"fill {fill}" if fill else "", f"font colour {font}" if font else "") if x
-        )
-        w.lines.append(f"highlight '{sheet}'!{_span(run)} ({what or 'no fill'})")
+    for run in cell_runs(cleared):
+        w.lines.append(f"clear '{sheet}'!{span_text(run)}")
+    if styles:
+        _describe_styles(sd, kinds, w)
     for label in sd.charts_added:
         kind, _, anchor = label.partition("@")
         w.lines.append(
@@ -226,10 +246,67 @@ def _describe_sheet(sd: SheetDiff, reference: Workbook, w: _Writer) -> None:
         w.lines.append(f"add conditional formatting to '{sheet}'!{cf.split(' ')[0]}")
 
 
-def describe_diff(diff: WorkbookDiff, reference: Workbook) -> tuple[list[str], int]:
+def _describe_styles(sd: SheetDiff, kinds: dict[str, list[CellEdit]], w: _Writer) -> None:
+    """Format and style lines read from the diff's format/style edits alone (without a
+    checker; :func:`style_lines` states every style the checker requires)."""
+    sheet = sd.sheet
+    formats: dict[str, list[Cell]] = {}
+    for e in kinds.get("format_changed", []):
+        if e.after is not None:
+            formats.setdefault(e.after.number_format, []).append(e.after)
+    for fmt, cells in formats.items():
+        for run in cell_runs(cells):
+            w.lines.append(f"format '{sheet}'!{span_text(run)} as {fmt!r}")
+    styled = [e.after for e in kinds.get("style_changed", []) if e.after is not None]
+    for run in cell_runs(styled):
+        fill, font = run[0].fill, run[0].font_color
+        what = ", ".join(
+            x for x in (f"fill {fill}" if fill else "", f"font colour {font}" if font else "") if x
+        )
+        w.lines.append(
+            f"highlight '{sheet}'!{span_text(run)} ({what})"
+            if what
+            else f"remove the highlight from '{sheet}'!{span_text(run)}"
+        )
+
+
+def describe_diff(
+    diff: WorkbookDiff, reference: Workbook, input_wb: Workbook | None = None
+) -> tuple[list[str], int]:
     """What the reference changes, as instruction lines, and how many constant values
-    the lines leave unstated."""
+    the lines leave unstated. Given the input, the lines are the drafter's own (every
+    style the checker requires stated, see :func:`instruction_lines`)."""
+    if input_wb is not None:
+        checker = build_checker(
+            input_wb, reference, diff_ref=diff, abs_tol=ABS_TOL, rel_tol=REL_TOL
+        )
+        lines, unlisted, _ = instruction_lines(checker, diff)
+        return lines, unlisted
+    w = _describe(diff, reference, styles=True)
+    return w.lines, w.unlisted
+
+
+def instruction_lines(
+    checker: WorkbookChecker, diff: WorkbookDiff
+) -> tuple[list[str], int, Requirements]:
+    """The instruction lines of a task, how many values they leave unstated, and the
+    checker's requirements settled with them (:func:`settle_requirements`)."""
+    # the cells no instruction can state (new external links) first, then the rest
+    dropped = settle_requirements(checker, diff, set()).ignored
+    writer = _describe(diff, checker.reference, styles=False, skip=dropped)
+    settled = settle_requirements(checker, diff, writer.formulas)
+    lines = writer.lines + style_lines(settled.required, checker.input, diff)
+    return lines, writer.unlisted, settled
+
+
+def _describe(
+    diff: WorkbookDiff,
+    reference: Workbook,
+    styles: bool,
+    skip: list[tuple[str, str]] | None = None,
+) -> _Writer:
     w = _Writer()
+    w.skip = set(skip or [])
     for sd in diff.sheets:
         if sd.status == "added":
             w.lines.append(f"add a new sheet named '{sd.sheet}'")
@@ -239,8 +316,8 @@ def describe_diff(diff: WorkbookDiff, reference: Workbook) -> tuple[list[str], i
         elif sd.status == "removed":
             w.lines.append(f"delete the sheet '{sd.sheet}'")
         elif sd.changed:
-            _describe_sheet(sd, reference, w)
-    return w.lines, w.unlisted
+            _describe_sheet(sd, reference, w, styles)
+    return w
 
 
 def _goal_text(goals: list[str], people: People) -> list[str]:
@@ -268,9 +345,18 @@ def write_instruction(goals: list[str], lines: list[str], steps: int, people: Pe
     todo = "\n".join(f"- {line[0].upper()}{line[1:]}." for line in shown)
     if len(lines) > MAX_LINES:
         todo += f"\n- ... and {len(lines) - MAX_LINES} more changes of the same kind."
-    parts.append("Specifically:\n" + todo)
-    if any(line.startswith(("insert ", "delete rows", "delete columns")) for line in shown):
+    deletes = any(line.startswith(("delete rows", "delete columns")) for line in shown)
+    if deletes:
+        # deletions are stated in the addresses of the workbook as received, the rest
+        # in those of the finished one: say so before the list, where it is read first
+        parts.append(
+            "Do the row and column deletions first: their numbers are those of the "
+            "workbook as you receive it. Every other cell address is that of the "
+            "finished workbook."
+        )
+    elif any(line.startswith("insert ") for line in shown):
         parts.append("Cell addresses are those of the finished workbook.")
+    parts.append("Specifically:\n" + todo)
     parts.append("Leave everything else as it is and send me back the updated workbook.")
     return scrub_text("\n\n".join(parts), people)
 
@@ -312,10 +398,12 @@ def _task_id(candidate_id: str, before: str, after: str | None) -> str:
     return "wt-" + hashlib.sha256(f"{candidate_id}|{before}|{after}".encode()).hexdigest()[:16]
 
 
+def _workbook_texts(wb: Workbook) -> list[str]:
+    return [str(c.value) for s in wb.sheets.values() for c in s.cells.values() if c.type == "T"]
+
+
 def _workbook_text(wb: Workbook) -> str:
-    return "\n".join(
-        str(c.value) for s in wb.sheets.values() for c in s.cells.values() if c.type == "T"
-    )
+    return "\n".join(_workbook_texts(wb))
 
 
 def _people(
@@ -404,16 +492,21 @@ def draft_workflows(
             problems.append(
                 f"undecidable: {checker.undecidable or 'nothing the checker can compare'}"
             )
-        lines, unlisted = describe_diff(diff, reference_wb)
+        lines, unlisted, settled = instruction_lines(checker, diff)
+        checker = replace(checker, required=settled.required, notes=checker.notes + settled.notes)
         if unlisted:
             problems.append(f"underspecified: {unlisted} values the instruction cannot list")
         if len(lines) > MAX_LINES:
             problems.append(f"underspecified: {len(lines)} edits, more than {MAX_LINES} to list")
-        source = checker_source(task_id, checker, before, after, row["input_xlsx_sha256"])
+        source = checker_source(
+            task_id, checker, before, after, row["input_xlsx_sha256"], settled.ignored
+        )
         if len(source) > MAX_SOURCE_CHARS:
             problems.append(f"checker_too_large: {len(source)} characters > {MAX_SOURCE_CHARS}")
         for label, wb in (("input", input_wb), ("reference", reference_wb)):
-            kinds = sorted({d.kind for d in personal_data(_workbook_text(wb), people)})
+            found = personal_data(_workbook_text(wb), people)
+            found += workbook_personal_data(_workbook_texts(wb))
+            kinds = sorted({d.kind for d in found})
             if kinds:
                 problems.append(f"personal_data_in_workbook: the {label} holds {', '.join(kinds)}")
         step_text = " ".join(summaries[s] for s in row["step_ids"] if summaries.get(s))

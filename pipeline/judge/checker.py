@@ -90,6 +90,13 @@ class RequiredCell:
     strict_text: bool = False  # leading/trailing whitespace is significant
     strict_type: bool = False  # text vs number is significant
     number_format: str | None = None  # the format the task set, when it changed it
+    # workflow tasks (pipeline.draft.workflows): the instruction asks for this formula,
+    # so the output must hold it, not only its value (a typed constant fails)
+    require_formula: bool = False
+    # a volatile (NOW, RAND, OFFSET...) or externally linked cell: its cached value is
+    # the moment or the link cache of the reference's save, so only the formula counts
+    formula_only: bool = False
+    no_formula: bool = False  # the task replaced the formula by its value
 
     @property
     def address(self) -> str:
@@ -281,6 +288,21 @@ class WorkbookChecker:
         if got_sheet is None:
             return CellCheck(req.sheet, req.address, expected_text, None, False, "missing_sheet")
         got = got_sheet.get(req.row, req.col)
+        want_sig = formula_signature(
+            req.expected.formula if req.expected else None, req.row, req.col
+        )
+        got_sig = formula_signature(got.formula, req.row, req.col) if got is not None else None
+        if req.formula_only:
+            ok = want_sig == got_sig
+            got_formula = got.formula if got is not None else None
+            return CellCheck(
+                req.sheet,
+                req.address,
+                req.expected.formula if req.expected else None,
+                got_formula,
+                ok,
+                "formula_equal" if ok else "formula_mismatch",
+            )
         ok, rule = compare_cells(
             req.expected,
             got,
@@ -296,6 +318,10 @@ class WorkbookChecker:
             have = got.number_format if got is not None else None
             if normalize_format(have) != normalize_format(req.number_format):
                 ok, rule = False, "number_format"
+        if ok and req.require_formula and want_sig != got_sig:
+            ok, rule = False, "formula_mismatch"
+        if ok and req.no_formula and got is not None and got.formula:
+            ok, rule = False, "formula_kept"
         if ok and req.stale_formula is not None and got is not None:
             if formula_signature(got.formula, got.row, got.col) == req.stale_formula:
                 ok, rule = False, "unchanged_formula"

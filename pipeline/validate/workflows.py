@@ -11,7 +11,9 @@ nothing). Beyond that a draft is rejected, every reason kept as ``"<rule>: <deta
   kinds are named, never the datum);
 - the drafter's own problems: ``no_reference``, ``unreadable_workbook``,
   ``undecidable`` (the diff gives the checker nothing to compare), ``underspecified``,
-  ``checker_too_large``, ``personal_data_in_workbook``;
+  ``checker_too_large``, ``personal_data_in_workbook`` (a workbook's cells hold detected
+  data, a known name, or a person's name or phone extension the mail never gave:
+  ``pipeline.draft.scrub.workbook_personal_data``; the kinds are named, never the datum);
 - ``checker_failed`` (the program broke a sandbox rule, raised, timed out),
   ``reference_fails_checker``, ``input_passes_checker``;
 - ``missing_blob``: the input or reference is not in the blob store.

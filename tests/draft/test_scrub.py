@@ -141,3 +141,30 @@ def test_cell_values_are_not_phone_numbers():
         assert personal_data(text) == [], text
         assert scrub_text(text) == text
     assert [d.kind for d in personal_data("call 713.853.1234")] == ["phone"]
+
+
+def test_workbook_names_and_extensions_found_labels_kept():
+    from pipeline.draft.scrub import workbook_personal_data
+
+    found = workbook_personal_data(
+        ["Mary Cook/Francisco Pinto-Leite", "Derek Davies", "Bill Williams III", "x3-0699"]
+    )
+    assert [(d.kind, d.text) for d in found] == [
+        ("person_name", "Mary Cook"),
+        ("person_name", "Francisco Pinto-Leite"),
+        ("person_name", "Derek Davies"),
+        ("person_name", "Bill Williams III"),
+        ("phone_extension", "x3-0699"),
+    ]
+    # account, desk and hub labels of the generated corpus are no people
+    labels = [
+        "West Desk",
+        "Henry Hub",
+        "Wheeler Ridge",
+        "May Forecast",
+        "Gas Trading",
+        "Total",
+        "Mark Price",
+    ]
+    labels += ["Cost per head", "Q1 2001", "Treasury", "deal 273376.1", "SO2", "x 100"]
+    assert workbook_personal_data(labels) == []

@@ -256,3 +256,107 @@ def test_cell_tolerance_is_tighter_than_the_change():
     assert cell_tolerance(num(2793120), num(3036000), 0.005) == 0.005
     assert cell_tolerance(num(100.004), num(100.001), 0.005) == pytest.approx(0.0005)
     assert cell_tolerance(num(7), num(7.004), 0.005) == pytest.approx(0.002)
+
+
+# ----------------------------------------------------------------- audited wording
+
+
+def _draft_chain(tmp_path, name, versions):
+    """Draft every candidate of one chain whose versions are written by ``versions``
+    (a list of functions, each filling a fresh openpyxl workbook)."""
+    import openpyxl
+
+    blobs = BlobStore(str(tmp_path / f"blobs-{name}"))
+    paths = []
+    for i, build in enumerate(versions):
+        wb = openpyxl.Workbook()
+        build(wb)
+        paths.append(tmp_path / f"{name}_v{i}.xlsx")
+        wb.save(paths[-1])
+    ids = books.ingest(paths, blobs)
+    chains, steps = books.chain_frames({name: ids})
+    cands = build_workflow_candidates(
+        _empty(books.THREAD_SCHEMA),
+        _empty(books.MESSAGE_SCHEMA),
+        _empty(books.ATTACHMENT_SCHEMA),
+        _empty(books.SOURCES_SCHEMA),
+        chains,
+        steps,
+    )
+    return draft_workflows(cands, blob_workbook_loader(blobs))
+
+
+def test_timestamps_read_as_dates_and_row_formulas_are_copied_across(tmp_path):
+    def before(wb):
+        ws = wb.active
+        ws.title = "Budget"
+        ws["A1"] = dt.datetime(2001, 5, 25, 9, 20)
+        for r in range(5, 12):
+            for c in "BCDE":
+                ws[f"{c}{r}"] = r * 10
+
+    def after(wb):
+        before(wb)
+        ws = wb["Budget"]
+        ws["A1"] = dt.datetime(2001, 8, 9)
+        for c in "BCDE":
+            ws[f"{c}12"] = f"=SUM({c}5:{c}11)"
+
+    text = _draft_chain(tmp_path, "wording", [before, after]).row(0, named=True)["instruction"]
+    assert "change 25 May 2001 09:20 to '2001-08-09'" in text
+    assert "T09:20" not in text
+    assert "In 'Budget'!B12:E12, put the formula =SUM(B5:B11) (and copy it across)." in text
+    assert "copy it down" not in text
+
+
+def test_deletions_say_which_addresses_they_use(tmp_path):
+    def before(wb):
+        ws = wb.active
+        ws.title = "Live"
+        for r in range(1, 8):
+            ws.append([f"deal {r}", r * 100])
+
+    def after(wb):
+        before(wb)
+        ws = wb["Live"]
+        ws.delete_rows(2, 2)
+        ws["B5"] = 999
+
+    text = _draft_chain(tmp_path, "del", [before, after]).row(0, named=True)["instruction"]
+    assert "Delete rows 2:3 of 'Live'." in text
+    note = "Do the row and column deletions first: their numbers are those of the workbook"
+    assert note in text and text.index(note) < text.index("Specifically:")
+    assert "Cell addresses are those of the finished workbook." not in text
+
+
+def test_merged_rounds_keep_every_style_bullet(tmp_path):
+    from openpyxl.styles import PatternFill
+
+    def v0(wb):
+        ws = wb.active
+        ws.title = "Sheet1"
+        ws["P26"], ws["Q26"] = "Total", 10
+        ws["Q26"].fill = PatternFill("solid", fgColor="FFFF99")
+        ws["O23"], ws["Q23"] = "2002-05-01", 1
+
+    def v1(wb):
+        v0(wb)
+        ws = wb["Sheet1"]
+        ws["Q26"] = 12
+        ws["O23"], ws["Q23"] = "2002-06-01", 2
+        for a in ("O23", "Q23"):
+            ws[a].fill = PatternFill("solid", fgColor="FFFF99")
+
+    def v2(wb):
+        v1(wb)
+        wb["Sheet1"]["Q26"].fill = PatternFill(fill_type=None)
+
+    drafts = _draft_chain(tmp_path, "rounds", [v0, v1, v2])
+    merged = drafts.filter(pl.col("steps") == 2).row(0, named=True)
+    text = merged["instruction"]
+    assert "Remove the highlight from 'Sheet1'!Q26." in text
+    assert "Highlight 'Sheet1'!O23 in light yellow (FFFF99)." in text
+    assert "Highlight 'Sheet1'!Q23 in light yellow (FFFF99)." in text
+    # what the checker requires of those cells is what the lines say
+    assert "['Sheet1', 'Q26', 'I', '12', None, {'style': True, 'fill': None" in merged["checker"]
+    assert "'O23', 'T', '2002-06-01', None, {'style': True, 'fill': 'FFFF99'" in merged["checker"]

@@ -169,3 +169,46 @@ SOURCES_SCHEMA = {
     "message_key": pl.String,
     "file_date": pl.Datetime("us", "UTC"),
 }
+
+
+def set_cached(path: Path, values: dict[str, str], sheet: int = 1) -> Path:
+    """Give formula cells of sheet ``sheet`` a cached value, as Excel would have saved
+    it (openpyxl writes formulas with an empty ``<v />``): ``{"B1": "45000.5"}``."""
+    import re
+    import zipfile
+
+    member = f"xl/worksheets/sheet{sheet}.xml"
+    with zipfile.ZipFile(path) as zf:
+        parts = {n: zf.read(n) for n in zf.namelist()}
+    xml = parts[member].decode()
+    for address, value in values.items():
+        xml, n = re.subn(
+            rf'(<c r="{address}"[^>]*>(?:(?!</c>).)*?<f>(?:(?!</c>).)*?</f>)<v\s*/>',
+            rf"\g<1><v>{value}</v>",
+            xml,
+        )
+        assert n == 1, (path, address)
+    parts[member] = xml.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in parts.items():
+            zf.writestr(name, data)
+    return path
+
+
+def write_pair(
+    folder: Path, name: str, build: Callable, edit: Callable, cached: tuple[dict, dict] = ({}, {})
+) -> list[Path]:
+    """An input and a reference: ``build`` then ``edit`` on a fresh workbook, each with its
+    cached formula values (``cached``: input's, reference's; first sheet)."""
+    paths = []
+    for i, values in enumerate(cached):
+        wb = openpyxl.Workbook()
+        build(wb)
+        if i:
+            edit(wb)
+        path = folder / f"{name}_v{i}.xlsx"
+        wb.save(path)
+        if values:
+            set_cached(path, values)
+        paths.append(path)
+    return paths

@@ -10,6 +10,7 @@ import shutil
 import openpyxl
 import polars as pl
 import pytest
+from openpyxl.styles import PatternFill
 
 from oracles.sandbox import run_oracles
 from pipeline.draft.workflow_candidates import build_workflow_candidates
@@ -207,3 +208,232 @@ def test_instruction_with_personal_data_is_rejected(validated):
         r.startswith("personal_data:") and "email" in r and "phone" in r for r in out["reasons"]
     )
     assert "dasovich" not in " ".join(out["reasons"])
+
+
+# ----------------------------------------------------------------- audited defects
+# (an audit by eye of 28 released tasks: volatile cells, unstated styles, formulas not
+# enforced, names in workbook cells)
+
+DAY = "45000.25"
+
+
+def _volatile_book(wb):
+    ws = wb.active
+    ws.title = "Rpt"
+    ws["A1"], ws["B1"] = "Stamp", "=NOW()"
+    ws["A2"], ws["B2"] = "Linked", "=[1]Data!C8"
+    ws["A3"], ws["B3"] = "Twice", "=B2*2"
+    ws["A5"] = "Comment: West IT deals $92K"
+
+
+def _volatile_edit(wb):
+    ws = wb["Rpt"]
+    ws["A5"] = "Comment: West IT deals $107K"
+    ws["B4"] = "=[1]Data!C9"  # a new link: no instruction can state it
+
+
+def _styled_book(wb):
+    ws = wb.active
+    ws.title = "Sheet1"
+    ws.append(["Item", "Date", "Note"])
+    ws.append(["Gas", 37000, "ok"])
+    ws["C2"].fill = PatternFill("solid", fgColor="FFFF99")
+    ws["D2"] = 5
+
+
+def _styled_edit(wb):
+    ws = wb["Sheet1"]
+    ws["A2"] = "Power"
+    ws["A2"].fill = PatternFill("solid", fgColor="FFFF99")
+    ws["B2"] = 37043
+    ws["B2"].number_format = "mm/dd/yy"
+    ws["C2"].fill = PatternFill(fill_type=None)  # the highlight removed, the value kept
+    ws["D2"] = " "  # a one-space text
+
+
+def _formula_book(wb):
+    ws = wb.active
+    ws.title = "Calc"
+    ws["C8"], ws["D8"] = "Base", 79100
+    ws["E40"], ws["F40"], ws["G40"] = 2, 3, "=E40*F40"
+    ws["E41"], ws["F41"], ws["G41"] = 4, 5, "=E41*F41"
+
+
+def _formula_edit(wb):
+    ws = wb["Calc"]
+    ws["C10"], ws["D10"] = "Fee", "=D8*0.2"
+    ws["G40"], ws["G41"] = 6, 20  # formulas replaced by their values
+
+
+def _names_book(wb):
+    ws = wb.active
+    ws.title = "Contacts"
+    ws["A1"], ws["B1"] = "Credit contact", "Mary Cook/Francisco Pinto-Leite"
+    ws["A2"], ws["B2"], ws["C2"] = "Desk", "Wendy Conwell", "x3-0699"
+    ws["A3"], ws["B3"] = "Limit", 100
+
+
+def _names_edit(wb):
+    wb["Contacts"]["B3"] = 150
+
+
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("wf-audit")
+    blobs = BlobStore(str(tmp / "blobs"))
+    folder = tmp / "books"
+    folder.mkdir()
+    paths = {
+        "volatile": books.write_pair(
+            folder,
+            "volatile",
+            _volatile_book,
+            _volatile_edit,
+            (
+                {"B1": DAY, "B2": "10", "B3": "20"},
+                {"B1": "45001.5", "B2": "12", "B3": "24", "B4": "7"},
+            ),
+        ),
+        "styled": books.write_pair(folder, "styled", _styled_book, _styled_edit),
+        "formula": books.write_pair(
+            folder,
+            "formula",
+            _formula_book,
+            _formula_edit,
+            ({"G40": "6", "G41": "20"}, {"D10": "15820"}),
+        ),
+        "names": books.write_pair(folder, "names", _names_book, _names_edit),
+    }
+    ids = {name: books.ingest(p, blobs) for name, p in paths.items()}
+    chains, steps = books.chain_frames(ids)
+    cands = build_workflow_candidates(
+        _empty(books.THREAD_SCHEMA),
+        _empty(books.MESSAGE_SCHEMA),
+        _empty(books.ATTACHMENT_SCHEMA),
+        _empty(books.SOURCES_SCHEMA),
+        chains,
+        steps,
+    )
+    drafts = draft_workflows(cands, blob_workbook_loader(blobs))
+    tasks = validate_workflow_drafts(drafts, blobs)
+    return {"tmp": tmp, "blobs": blobs, "paths": paths, "tasks": tasks}
+
+
+def _run(audited, task, outputs: dict) -> dict:
+    blobs = audited["blobs"]
+    sources = {k: task["checker"] for k in outputs}
+    files = {
+        k: {
+            "under_test": str(p),
+            task["input_xlsx_sha256"]: blobs.local_path(task["input_xlsx_sha256"]),
+        }
+        for k, p in outputs.items()
+    }
+    results = run_oracles(
+        sources, audited["tmp"], workers=1, timeout_s=30, cpu_s=20, progress=False, workbooks=files
+    )
+    return {k: r.output for k, r in results.items()}
+
+
+def test_volatile_and_linked_cells_are_required_by_formula_only(audited):
+    task = _task(audited["tasks"], ["volatile:1"])
+    assert task["status"] == "accepted", task["reasons"]
+    checker = task["checker"]
+    # NOW() and the link: formula only (the build's moment and link cache are no answer)
+    for spec in (
+        "['Rpt', 'B1', 'F', '45001.5', '=NOW()', {'formula_only': True}]",
+        "['Rpt', 'B2', 'I', '12', '=[1]Data!C8', {'formula_only': True}]",
+        # a result of the link, its formula unchanged: it follows the link cache too
+        "['Rpt', 'B3', 'I', '24', '=B2*2', {'formula_only': True}]",
+    ):
+        assert spec in checker
+    assert "IGNORED = [('Rpt', 'B4')]" in checker  # a new link: dropped, not required
+    assert "[1]Data!C9" not in task["instruction"]
+    # an analyst's output, saved later (another NOW(), no link cache): passes
+    out = audited["tmp"] / "volatile_agent.xlsx"
+    _edited_output(
+        audited["paths"]["volatile"][0],
+        out,
+        [lambda wb: wb["Rpt"].__setitem__("A5", "Comment: West IT deals $107K")],
+    )
+    books.set_cached(out, {"B1": "46500.75", "B2": "11", "B3": "22"})
+    got = _run(audited, task, {"agent": out})
+    assert got["agent"]["passed"] is True, got["agent"]["failures"]
+
+
+def test_every_required_style_is_stated(audited):
+    task = _task(audited["tasks"], ["styled:1"])
+    text = task["instruction"]
+    assert "Highlight 'Sheet1'!A2 in light yellow (FFFF99)." in text
+    assert "Format 'Sheet1'!B2 as 'mm/dd/yy'." in text
+    assert "Remove the highlight from 'Sheet1'!C2." in text
+    assert "(no fill)" not in text
+    assert "change 5 to a single space" in text  # a one-space text, said as such
+    assert task["status"] == "accepted", task["reasons"]
+
+    def do_what_is_said(wb):
+        _styled_edit(wb)
+
+    def values_only(wb):
+        ws = wb["Sheet1"]
+        ws["A2"], ws["B2"], ws["D2"] = "Power", 37043, " "
+
+    agent = _edited_output(
+        audited["paths"]["styled"][0], audited["tmp"] / "st_a.xlsx", [do_what_is_said]
+    )
+    lazy = _edited_output(
+        audited["paths"]["styled"][0], audited["tmp"] / "st_b.xlsx", [values_only]
+    )
+    got = _run(audited, task, {"agent": agent, "lazy": lazy})
+    assert got["agent"]["passed"] is True, got["agent"]["failures"]
+    assert got["lazy"]["passed"] is False
+    rules = {(f["address"], f["rule"]) for f in got["lazy"]["failures"]}
+    assert {("A2", "style_mismatch"), ("B2", "number_format"), ("C2", "style_mismatch")} <= rules
+
+
+def test_formulas_asked_for_are_required_and_pasted_values_checked(audited):
+    task = _task(audited["tasks"], ["formula:1"])
+    text = task["instruction"]
+    assert "In 'Calc'!D10, put the formula =D8*0.2." in text
+    assert "Replace the formulas in 'Calc'!G40:G41 with their values." in text
+    assert task["status"] == "accepted", task["reasons"]
+    src = audited["paths"]["formula"][0]
+
+    def right(wb):
+        _formula_edit(wb)
+
+    def typed(wb):
+        ws = wb["Calc"]
+        ws["C10"], ws["D10"] = "Fee", 15820
+        ws["G40"], ws["G41"] = 6, 20
+
+    def kept(wb):
+        ws = wb["Calc"]
+        ws["C10"], ws["D10"] = "Fee", "=D8*0.2"
+
+    outs = {
+        "right": _edited_output(src, audited["tmp"] / "f_right.xlsx", [right]),
+        "typed": _edited_output(src, audited["tmp"] / "f_typed.xlsx", [typed]),
+        "kept": _edited_output(src, audited["tmp"] / "f_kept.xlsx", [kept]),
+    }
+    books.set_cached(outs["right"], {"D10": "15820"})
+    books.set_cached(outs["kept"], {"D10": "15820", "G40": "6", "G41": "20"})
+    got = _run(audited, task, outs)
+    assert got["right"]["passed"] is True, got["right"]["failures"]
+    assert got["typed"]["passed"] is False
+    assert [(f["address"], f["rule"]) for f in got["typed"]["failures"]] == [
+        ("D10", "formula_mismatch")
+    ]
+    assert got["kept"]["passed"] is False
+    assert {(f["address"], f["rule"]) for f in got["kept"]["failures"]} == {
+        ("G40", "formula_kept"),
+        ("G41", "formula_kept"),
+    }
+
+
+def test_names_in_workbook_cells_are_rejected(audited):
+    task = _task(audited["tasks"], ["names:1"])
+    assert task["status"] == "rejected"
+    reason = next(r for r in task["reasons"] if r.startswith("personal_data_in_workbook:"))
+    assert "person_name" in reason and "phone_extension" in reason
+    assert "Cook" not in reason and "0699" not in reason
