@@ -27,7 +27,11 @@ from dataclasses import dataclass, field
 
 import openpyxl
 from openpyxl.utils.cell import coordinate_from_string, get_column_letter
-from openpyxl.worksheet.formula import ArrayFormula, DataTableFormula
+
+from pipeline.ingest.cell_values import cell_type as _type
+from pipeline.ingest.cell_values import color_text as _color
+from pipeline.ingest.cell_values import formula_text as _formula
+from pipeline.ingest.cell_values import value_text as _text
 
 ABS_TOL = 0.005  # pipeline.judge.compare.ABS_TOL
 REL_TOL = 1e-9  # pipeline.judge.compare.REL_TOL
@@ -75,62 +79,6 @@ class WorkbookView:
     def cell(self, sheet: str, address: str) -> CellView | None:
         found = self.sheets.get(sheet)
         return found.cells.get(address.upper()) if found is not None else None
-
-
-def _text(value: object) -> str | None:
-    """pipeline.ingest.workbooks.value_text."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, float):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, dt.datetime | dt.date | dt.time):
-        return value.isoformat()
-    return str(value)
-
-
-def _type(value: object, data_type: str) -> str | None:
-    """pipeline.ingest.workbooks.cell_type."""
-    if value is None:
-        return None
-    if data_type == "e":
-        return "E"
-    if isinstance(value, bool):
-        return "B"
-    if isinstance(value, int):
-        return "I"
-    if isinstance(value, float):
-        return "I" if value.is_integer() else "F"
-    if isinstance(value, dt.datetime | dt.date | dt.time | dt.timedelta):
-        return "D"
-    return "T"
-
-
-def _formula(raw: object) -> str | None:
-    if isinstance(raw, ArrayFormula):
-        return raw.text
-    if isinstance(raw, DataTableFormula):
-        return f"=TABLE({raw.r1 or ''},{raw.r2 or ''})"
-    if isinstance(raw, str) and raw.startswith("=") and len(raw) > 1:
-        return raw
-    return None
-
-
-def _color(color: object) -> str | None:
-    if color is None:
-        return None
-    kind = getattr(color, "type", None)
-    if kind == "rgb" and isinstance(color.rgb, str):
-        return color.rgb[-6:].upper()
-    if kind == "theme":
-        tint = getattr(color, "tint", 0.0) or 0.0
-        return f"theme{color.theme}" + (f"{tint:+.2f}" if tint else "")
-    if kind == "indexed":
-        return f"indexed{color.indexed}"
-    return None
 
 
 def _fill(cell: object) -> str | None:
