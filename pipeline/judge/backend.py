@@ -126,6 +126,20 @@ class Judgement:
 
 
 @runtime_checkable
+def judgement_for(case: JudgeCase, backend: str, verdict, rationale, **kw) -> Judgement:  # noqa: ANN001
+    """The judgement of ``backend`` on ``case`` (its id, kind, role and expected verdict)."""
+    return Judgement(
+        case.case_id,
+        backend,
+        case.task_kind,
+        verdict,
+        rationale,
+        role=case.role,
+        expected=case.expected,
+        **kw,
+    )
+
+
 class Judge(Protocol):
     """A judge backend: the deterministic checker now, an LLM later."""
 
@@ -224,16 +238,7 @@ class CheckerJudge:
         return checker
 
     def _judgement(self, case: JudgeCase, verdict, rationale, **kw) -> Judgement:  # noqa: ANN001
-        return Judgement(
-            case.case_id,
-            self.name,
-            case.task_kind,
-            verdict,
-            rationale,
-            role=case.role,
-            expected=case.expected,
-            **kw,
-        )
+        return judgement_for(case, self.name, verdict, rationale, **kw)
 
     def judge(self, case: JudgeCase) -> Judgement:
         checker = None

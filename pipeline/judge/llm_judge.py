@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pipeline.judge.backend import Judgement
+from pipeline.judge.backend import Judgement, judgement_for
 from pipeline.judge.evidence import (
     RUBRIC_CRITERIA,
     BookReader,
@@ -249,16 +249,7 @@ class LLMJudge:
     # ------------------------------------------------------------------ asking
 
     def _judgement(self, case: JudgeCase, verdict, rationale: str, **kw) -> Judgement:  # noqa: ANN001
-        return Judgement(
-            case.case_id,
-            self.name,
-            case.task_kind,
-            verdict,
-            rationale,
-            role=case.role,
-            expected=case.expected,
-            **kw,
-        )
+        return judgement_for(case, self.name, verdict, rationale, **kw)
 
     def _prepare(self, case: JudgeCase) -> Evidence | Judgement:
         try:
