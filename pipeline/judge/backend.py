@@ -125,7 +125,6 @@ class Judgement:
         }
 
 
-@runtime_checkable
 def judgement_for(case: JudgeCase, backend: str, verdict, rationale, **kw) -> Judgement:  # noqa: ANN001
     """The judgement of ``backend`` on ``case`` (its id, kind, role and expected verdict)."""
     return Judgement(
@@ -140,6 +139,7 @@ def judgement_for(case: JudgeCase, backend: str, verdict, rationale, **kw) -> Ju
     )
 
 
+@runtime_checkable
 class Judge(Protocol):
     """A judge backend: the deterministic checker now, an LLM later."""
 
