@@ -34,6 +34,7 @@ from pipeline.ingest.workbook_sources import (
     sources_from_folder,
 )
 from pipeline.ingest.workbooks import CELLS_SCHEMA, SHEETS_SCHEMA, WORKBOOKS_SCHEMA
+from pipeline.llm.costs import log_progress
 from pipeline.synth.mailbox import default_mail_corpus
 from pipeline.validate.workflows import WORKFLOW_TASKS_SCHEMA, validate_workflow_drafts
 
@@ -293,7 +294,7 @@ def workflow_drafts(context, lf: LedgerForge) -> dg.MaterializeResult:
             messages=messages,
             threads=threads,
             repairs=lf.llm_repair_rounds,
-            progress=context.log.info,
+            progress=log_progress(context.log.info),
         )
         outcomes = rewrites.group_by("status").len().sort("status")
         metadata.update({f"instructions_{s}": n for s, n in outcomes.iter_rows()})

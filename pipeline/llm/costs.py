@@ -258,3 +258,18 @@ class ProgressPrinter:
             self._last = moment
             self.stream.write(progress.line + "\n")
             self.stream.flush()
+
+
+def log_progress(emit, every_s: float = 30.0, clock=time.monotonic):  # noqa: ANN001, ANN201
+    """A ``progress=`` callback for a run log (``context.log.info``): the line of the first
+    call, then at most one every ``every_s`` seconds, and always the last."""
+    last: list[float | None] = [None]
+
+    def report(progress: Progress) -> None:
+        moment = clock()
+        done = progress.done >= progress.total
+        if last[0] is None or done or moment - last[0] >= every_s:
+            last[0] = moment
+            emit(progress.line)
+
+    return report
