@@ -230,7 +230,7 @@ def style_lines(required: list[RequiredCell], input_wb: Workbook, diff: Workbook
         for run in cell_runs(cells):  # type: ignore[arg-type]
             where = f"'{sheet}'!{span_text(run)}"  # type: ignore[arg-type]
             if kind == "format":
-                lines.append(f"format {where} as {value!r}")
+                lines.append(f"format {where} as '{value}'")
             elif kind == "fill":
                 lines.append(
                     f"highlight {where} in {_colour(value)}"

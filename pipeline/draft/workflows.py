@@ -256,7 +256,7 @@ def _describe_styles(sd: SheetDiff, kinds: dict[str, list[CellEdit]], w: _Writer
             formats.setdefault(e.after.number_format, []).append(e.after)
     for fmt, cells in formats.items():
         for run in cell_runs(cells):
-            w.lines.append(f"format '{sheet}'!{span_text(run)} as {fmt!r}")
+            w.lines.append(f"format '{sheet}'!{span_text(run)} as '{fmt}'")
     styled = [e.after for e in kinds.get("style_changed", []) if e.after is not None]
     for run in cell_runs(styled):
         fill, font = run[0].fill, run[0].font_color

@@ -360,3 +360,28 @@ def test_merged_rounds_keep_every_style_bullet(tmp_path):
     # what the checker requires of those cells is what the lines say
     assert "['Sheet1', 'Q26', 'I', '12', None, {'style': True, 'fill': None" in merged["checker"]
     assert "'O23', 'T', '2002-06-01', None, {'style': True, 'fill': 'FFFF99'" in merged["checker"]
+
+
+def test_a_number_format_is_written_as_typed(tmp_path):
+    """A format with backslashes is written as Excel holds it, not as a Python repr
+    (audit 2026-12-02: a doubled backslash was written where the checker wants one)."""
+    import openpyxl
+
+    from pipeline.detect.diffs import diff_workbooks
+    from pipeline.draft.workflow_requirements import style_lines
+    from pipeline.ingest.workbooks import read_workbook
+    from pipeline.judge.checker import build_checker
+
+    fmt = '\\$#,##0.00_);[RED]"($"#,##0.00\\)'
+    paths = []
+    for name, with_format in (("in.xlsx", False), ("ref.xlsx", True)):
+        wb = openpyxl.Workbook()
+        wb.active["K40"] = 1234.5
+        if with_format:
+            wb.active["K40"].number_format = fmt
+        wb.save(tmp_path / name)
+        paths.append(tmp_path / name)
+    before, after = (read_workbook(p) for p in paths)
+    checker = build_checker(before, after)
+    lines = style_lines(checker.required, before, diff_workbooks(before, after))
+    assert lines == [f"format 'Sheet'!K40 as '{fmt}'"]
