@@ -92,12 +92,19 @@ def _quote(text: object) -> str:
 
 
 def _value(cell: Cell) -> str:
-    """A cell's value as the instruction states it: a date without a midnight time, a
-    timestamp as people write one ("25 May 2001 09:20"), blank text by its spaces."""
+    """A cell's value as the instruction states it: a date as people write one
+    ("12 Jan 2001", never quoted like text), a timestamp likewise ("25 May 2001 09:20"),
+    blank text by its spaces."""
     text = cell.text or ""
     if cell.type == "D" and text.endswith("T00:00:00"):
         text = text[: -len("T00:00:00")]
-    elif cell.type == "D" and "T" in text:
+    if cell.type == "D" and "T" not in text:
+        try:  # a date, said as people write one and not quoted like text (the checker
+            # wants a date: '2001-01-12' typed as quoted text would fail it)
+            return dt.date.fromisoformat(text).strftime("%-d %b %Y")
+        except ValueError:
+            pass
+    elif cell.type == "D":
         try:
             when = dt.datetime.fromisoformat(text)
         except ValueError:

@@ -303,7 +303,7 @@ def test_timestamps_read_as_dates_and_row_formulas_are_copied_across(tmp_path):
             ws[f"{c}12"] = f"=SUM({c}5:{c}11)"
 
     text = _draft_chain(tmp_path, "wording", [before, after]).row(0, named=True)["instruction"]
-    assert "change 25 May 2001 09:20 to '2001-08-09'" in text
+    assert "change 25 May 2001 09:20 to 9 Aug 2001" in text  # a date, never quoted as text
     assert "T09:20" not in text
     assert "In 'Budget'!B12:E12, put the formula =SUM(B5:B11) (and copy it across)." in text
     assert "copy it down" not in text
