@@ -34,6 +34,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import oracles._checker as checker
 import oracles.api as api
 from oracles._static import ALLOWED_MODULES
 
@@ -187,7 +188,7 @@ def run_oracle_in_child(
     try:
         try:
             # Workflow checkers read workbooks: their bytes now, before no file is visible.
-            api.attach_workbooks(request.get("workbooks"))
+            checker.attach_workbooks(request.get("workbooks"))
         except Exception as err:  # noqa: BLE001 - a missing file is this oracle's failure
             error = _tail(f"WarehouseError: cannot attach the workbooks: {err}")
             _write_all(result_fd, json.dumps({"kind": "error", "error": error}).encode())

@@ -3,7 +3,7 @@
 Workflow checkers (``pipeline.draft.workflows``) grade a workbook under test against
 requirements derived from ``diff_ref``. They run in :mod:`oracles.sandbox`, where the
 child is chrooted into an empty folder: the bytes of every workbook a run may read are
-read *before* isolation (:func:`oracles.api.attach_workbooks`) and parsed here, after
+read *before* isolation (:func:`oracles._checker.attach_workbooks`) and parsed here, after
 isolation, under the oracle's CPU and memory limits (a zip bomb hits the limit, not the
 worker).
 

@@ -19,9 +19,9 @@ context (:func:`_fixed_context`), never in the oracle's: an oracle that installs
 one-digit context, or changes the default context, cannot make a failing identity hold
 or move its key or interval.
 
-Workflow checkers grade a workbook (see "Workbooks under test" below): the sandbox
+Workflow checkers grade a workbook (:mod:`oracles._checker`, re-exported here): the sandbox
 attaches the workbook under test and the task's input by path before the child is
-isolated (:func:`attach_workbooks`); the checker reads them with
+isolated (``oracles._checker.attach_workbooks``); the checker reads them with
 :func:`workbook_under_test` and :func:`workbook_blob` (by sha256, the digest verified),
 compares cells with :func:`check_cell` and :func:`kept_cell_failures`, and prints its
 verdict with :func:`emit_verdict` (``{"passed", "failures", ...}``; ``answer`` is
@@ -36,11 +36,10 @@ worker: the child must not touch libraries whose thread pools do not survive a f
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import (
     MAX_EMAX,
@@ -61,10 +60,8 @@ import pyarrow.parquet as pq
 
 from oracles._workbook import (
     WorkbookReadError,
-    WorkbookView,
     check_cell,
     kept_cell_failures,
-    read_workbook_bytes,
     sheet_features,
 )
 
@@ -662,87 +659,10 @@ def emit(
     sys.stdout.flush()
 
 
-# --------------------------------------------------------------------------- workbooks under test
-
-UNDER_TEST = "under_test"
-MAX_ATTACHED_BYTES = 256 * 1024 * 1024
-MAX_FAILURES_SHOWN = 100
-
-_attached: dict[str, bytes] = {}  # name ("under_test" or a sha256) -> bytes
-_attached_digest: dict[str, str] = {}
-_parsed: dict[str, WorkbookView] = {}
-
-
-def attach_workbooks(paths: Mapping[str, str] | None) -> None:
-    """Read the workbooks an oracle run may see (``{"under_test": path, <sha256>: path}``).
-
-    Called by the sandbox child *before* it isolates itself (after the chroot no file is
-    visible); the bytes are parsed later, under the oracle's limits. The paths come from
-    the caller of ``oracles.sandbox.run_oracles``, never from the oracle. Oracles cannot
-    reach this function (it is not among the names they may import).
-    """
-    _attached.clear()
-    _attached_digest.clear()
-    _parsed.clear()
-    for name, path in (paths or {}).items():
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_ATTACHED_BYTES + 1)
-        if len(data) > MAX_ATTACHED_BYTES:
-            raise WarehouseError(f"{path}: more than {MAX_ATTACHED_BYTES} bytes")
-        _attached[str(name)] = data
-        _attached_digest[str(name)] = hashlib.sha256(data).hexdigest()
-
-
-def _attached_workbook(name: str, what: str) -> WorkbookView:
-    if name not in _attached:
-        raise WarehouseError(
-            f"{what}: not attached to this run (run_oracles(..., workbooks={{task_id: "
-            f"{{{name!r}: path}}}}) attaches it)"
-        )
-    if name not in _parsed:
-        _parsed[name] = read_workbook_bytes(_attached[name], what)
-    return _parsed[name]
-
-
-def workbook_under_test() -> WorkbookView:
-    """The workbook the checker grades (an agent's output, or the task's own reference
-    and input when the task is validated or audited)."""
-    view = _attached_workbook(UNDER_TEST, "the workbook under test")
-    _session.reads.append({"workbook": UNDER_TEST, "sha256": _attached_digest[UNDER_TEST]})
-    return view
-
-
-def workbook_blob(sha256: str) -> WorkbookView:
-    """A workbook of the blob store by its sha256; the bytes must hash to it (a tampered
-    or substituted file is an error, never read)."""
-    sha = str(sha256).lower()
-    if sha in _attached and _attached_digest[sha] != sha:
-        raise IdentityFailed(f"blob {sha}: its bytes hash to {_attached_digest[sha]} (tampered)")
-    view = _attached_workbook(sha, f"blob {sha}")
-    _session.reads.append({"workbook": sha, "sha256": sha})
-    return view
-
-
-def emit_verdict(failures: list, checked: int = 0) -> None:
-    """Print the checker's one JSON line: ``{"passed", "failures", "n_failures",
-    "checked", "answer", "interval", ...}``. ``answer`` is "1" when nothing failed and
-    "0" otherwise; the interval is ["1", "1"] (a pass is the only right answer)."""
-    if _session.emitted is not None:
-        raise EmitError("emit may be called only once per oracle")
-    if not isinstance(failures, list):
-        raise EmitError(f"failures must be a list, not {type(failures).__name__}")
-    passed = not failures
-    payload = {
-        "answer": "1" if passed else "0",
-        "interval": ["1", "1"],
-        "unit": "verdict",
-        "passed": passed,
-        "failures": [f if isinstance(f, dict) else str(f) for f in failures[:MAX_FAILURES_SHOWN]],
-        "n_failures": len(failures),
-        "checked": int(checked),
-        "reads": _session.reads,
-        "checks": _session.checks,
-    }
-    _session.emitted = payload
-    sys.stdout.write(json.dumps(payload, default=str) + "\n")
-    sys.stdout.flush()
+# Workflow checkers (workbooks under test) live in their own module; their names are
+# part of this API. Imported last: the module uses this one's session and errors.
+from oracles._checker import (  # noqa: E402
+    emit_verdict,
+    workbook_blob,
+    workbook_under_test,
+)
