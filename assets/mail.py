@@ -11,7 +11,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from assets.resources import LedgerForge, markdown_rows
+from assets.resources import LedgerForge, markdown_rows, rejection_rules
 from pipeline.detect.steps import (
     VERSION_DIFFS_SCHEMA,
     VERSION_STEPS_SCHEMA,
@@ -323,20 +323,13 @@ def workflow_tasks(context, lf: LedgerForge) -> dg.MaterializeResult:
     )
     wh.replace("workflow_tasks", frame, WORKFLOW_TASKS_SCHEMA)
     accepted = frame.filter(pl.col("status") == "accepted")
-    rejected = frame.filter(pl.col("status") == "rejected").explode("reasons", empty_as_null=True)
-    rules = (
-        rejected.with_columns(rule=rejected["reasons"].str.extract(r"^([a-z_]+)"))
-        .group_by("rule")
-        .len()
-        .sort("rule")
-    )
     context.log.info(f"workflow tasks: {len(accepted)} accepted of {len(frame)}")
     return dg.MaterializeResult(
         metadata={
             "accepted": len(accepted),
             "accepted_multi_step": int((accepted["steps"] >= 2).sum() or 0),
             "rejected": len(frame) - len(accepted),
-            "rejection_rules": dg.MetadataValue.md(markdown_rows(rules, ["rule", "len"])),
+            "rejection_rules": dg.MetadataValue.md(rejection_rules(frame)),
         }
     )
 
@@ -350,7 +343,7 @@ def workflow_tasks(context, lf: LedgerForge) -> dg.MaterializeResult:
 def workbook_anchors(lf: LedgerForge) -> dg.MaterializeResult:
     frame = find_workbook_anchors(lf.warehouse.read("cells", CELLS_SCHEMA))
     lf.warehouse.replace("workbook_anchors", frame, WORKBOOK_ANCHORS_SCHEMA)
-    status = frame.group_by("status").len() if "status" in frame.columns else frame.head(0)
+    status = frame.group_by("status").len()
     return dg.MaterializeResult(
         metadata={
             "anchors": len(frame),

@@ -125,3 +125,16 @@ def markdown_rows(frame: pl.DataFrame, columns: list[str], limit: int = 50) -> s
     )
     more = f"\n… and {len(frame) - limit} more" if len(frame) > limit else ""
     return head + body + more
+
+
+def rejection_rules(tasks: pl.DataFrame) -> str:
+    """How many rejected tasks each validation rule (the word a reason starts with)
+    caught, as a small Markdown table."""
+    rejected = tasks.filter(pl.col("status") == "rejected").explode("reasons", empty_as_null=True)
+    rules = (
+        rejected.with_columns(rule=rejected["reasons"].str.extract(r"^([a-z_]+)"))
+        .group_by("rule")
+        .len()
+        .sort("rule")
+    )
+    return markdown_rows(rules, ["rule", "len"])

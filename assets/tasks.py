@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import dagster as dg
 import polars as pl
 
-from assets.resources import LedgerForge, markdown_rows
+from assets.resources import LedgerForge, markdown_rows, rejection_rules
 from pipeline.detect.anchors import find_anchors
 from pipeline.detect.schemas import ANCHORED_CELLS_SCHEMA, IDENTITIES_SCHEMA, REPAIRS_SCHEMA
 from pipeline.detect.versions import VERSION_CHAINS_SCHEMA
@@ -18,6 +16,7 @@ from pipeline.draft.schemas import DRAFTS_SCHEMA
 from pipeline.draft.template import draft_tasks
 from pipeline.draft.workbook_qa import draft_workbook_qa, previous_versions
 from pipeline.ingest.workbooks import CELLS_SCHEMA, SHEETS_SCHEMA, WORKBOOKS_SCHEMA
+from pipeline.llm.costs import log_progress
 from pipeline.validate.contamination import build_contamination_index
 from pipeline.validate.schemas import CONTAMINATION_INDEX_SCHEMA, TASKS_SCHEMA
 from pipeline.validate.tasks import validate_drafts
@@ -110,7 +109,7 @@ def drafts(context, lf: LedgerForge) -> dg.MaterializeResult:
             seed=lf.seed,
             repair_rounds=lf.llm_repair_rounds,
             workers=lf.workers,
-            progress=_progress_log(context),
+            progress=log_progress(context.log.info, every_s=10.0),
         )
         frame = result.drafts
         metadata.update(_llm_metadata("drafter", llm.stats))
@@ -130,7 +129,7 @@ def drafts(context, lf: LedgerForge) -> dg.MaterializeResult:
         budget = lf.budget_usd
         llm = lf.llm("rewriter", None if budget is None else max(budget - spent, 0.0))
         frame, rewrites = rewrite_drafts(
-            llm, frame, lf.paths.warehouse, progress=_progress_log(context)
+            llm, frame, lf.paths.warehouse, progress=log_progress(context.log.info, every_s=10.0)
         )
         wh.replace("rewrites", rewrites, REWRITES_SCHEMA)
         metadata.update(_llm_metadata("rewriter", llm.stats))
@@ -152,19 +151,6 @@ def _llm_metadata(role: str, stats: dict) -> dict:
     out[f"{role}_llm_cost_usd"] = float(stats.get("cost_usd") or 0.0)
     out[f"{role}_llm_budget_stopped"] = bool(stats.get("budget_stopped"))
     return out
-
-
-def _progress_log(context, every_s: float = 10.0):
-    """A progress callback that logs the LLM layer's line at most every ``every_s``."""
-    last = [0.0]
-
-    def report(progress) -> None:
-        now = time.monotonic()
-        if now - last[0] >= every_s or progress.done == progress.total:
-            last[0] = now
-            context.log.info(progress.line)
-
-    return report
 
 
 @dg.asset(
@@ -193,12 +179,6 @@ def tasks(lf: LedgerForge) -> dg.MaterializeResult:
     )
     wh.replace("tasks", frame, TASKS_SCHEMA)
     accepted = frame.filter(pl.col("status") == "accepted")
-    rejected = frame.filter(pl.col("status") == "rejected").explode("reasons", empty_as_null=True)
-    reasons = (
-        rejected.with_columns(rule=rejected["reasons"].str.extract(r"^([a-z_]+)"))
-        .group_by("rule")
-        .len()
-    )
     return dg.MaterializeResult(
         metadata={
             "accepted": len(accepted),
@@ -206,8 +186,6 @@ def tasks(lf: LedgerForge) -> dg.MaterializeResult:
             "accepted_by_kind": dg.MetadataValue.md(
                 markdown_rows(accepted.group_by("kind").len().sort("kind"), ["kind", "len"])
             ),
-            "rejection_rules": dg.MetadataValue.md(
-                markdown_rows(reasons.sort("rule"), ["rule", "len"])
-            ),
+            "rejection_rules": dg.MetadataValue.md(rejection_rules(frame)),
         }
     )
